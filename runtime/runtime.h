@@ -1,0 +1,272 @@
+/*
+ * runtime/: the in-process collector behind __cyg_profile_func_enter/exit.
+ *
+ * Data flow: hooks.c (entry points) -> the per-thread calling-context tree (cct.c, with its
+ * hot path inline below) -> at exit dump.c snapshots every thread (snapshot.c), has the
+ * symbolizer name the addresses (symload.c) and the profile model write the file.
+ *
+ * Nothing here is compiled with -finstrument-functions (runtime/CMakeLists.txt), and the
+ * hooks' steady path takes no lock, calls no malloc, makes no syscall: one timestamp per
+ * event, a push or a pop, and a tree lookup that is one compare in the common case.
+ */
+#ifndef FNPROF_RUNTIME_H
+#define FNPROF_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define FNP_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FNP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FNP_NOINSTR __attribute__((no_instrument_function))
+#define FNP_COLD __attribute__((noinline, cold, no_instrument_function))
+
+/* ---- cct.c: the calling-context tree ------------------------------------------------ */
+
+/*
+ * One distinct call path. Written by its thread only; a dumping thread reads it
+ * concurrently, so the fields it reads are accessed with relaxed atomics (plain moves on
+ * x86_64 and arm64), and a node becomes reachable only through a release store of
+ * first_child, after it is fully initialised. Nodes are never freed while the process
+ * lives. 64 bytes: one cache line.
+ */
+struct fnp_node {
+    uintptr_t fn;                 /* function entry address; 0 for a thread's root */
+    struct fnp_node *parent;
+    struct fnp_node *hot;         /* the child entered last: the likely next one */
+    struct fnp_node *first_child; /* published with release */
+    struct fnp_node *next_sibling;
+    uint64_t ncalls;
+    uint64_t ticks; /* inclusive clock ticks of the calls that returned */
+    uint64_t pad_;
+};
+
+/* An open call on a thread's shadow stack. */
+struct fnp_frame {
+    struct fnp_node *node;
+    uint64_t t0; /* clock at entry */
+};
+
+/* A block of nodes carved by bumping a pointer; grown by mmap on the cold path. */
+struct fnp_arena {
+    char *cur;
+    char *end;
+    size_t mapped; /* bytes mapped so far, for the report */
+};
+
+/*
+ * Per-thread state. It outlives its thread (a dump may read it after the thread ended),
+ * so it is mmap'd, never a TLS block. Fields marked "owner" are touched by the owning
+ * thread only; "shared" ones are read by a dumping thread.
+ */
+struct fnp_thread {
+    uint32_t depth;           /* shared: open frames; stored with release after the frame */
+    uint32_t cap;             /* owner: frames available */
+    struct fnp_frame *frames; /* shared: published with release when grown */
+    struct fnp_node root;     /* shared: children are this thread's outermost calls */
+    uint32_t busy;            /* owner: inside the cold path (node creation); see hooks.c */
+    uint32_t pad_;
+    /* owner: (parent, fn) -> node, open addressing */
+    struct fnp_node **table;
+    size_t table_mask;
+    size_t table_count;
+    struct fnp_arena arena;
+    /* shared counters, reported by dump.c */
+    uint64_t nodes;         /* nodes created */
+    uint64_t dropped_calls; /* calls not recorded (signal handler during node creation, out
+                               of memory) */
+    uint64_t unmatched;     /* exits with no matching enter (skipped by longjmp etc.) */
+    uint64_t skipped;       /* owner: enters dropped whose exits are still to come */
+    struct fnp_thread *next; /* shared: the global list, immutable once pushed */
+    int tid;
+};
+
+/* Cold path of enter: the child of parent for fn, created if new; NULL when out of memory.
+ * Sets parent->hot. */
+struct fnp_node *fnp_cct_child(struct fnp_thread *t, struct fnp_node *parent, uintptr_t fn);
+/* Cold path of enter: room for one more frame; 0 or -ENOMEM. */
+int fnp_cct_grow_stack(struct fnp_thread *t);
+/* Cold path of exit: fn is not the innermost open function. Closes the frames opened
+ * above fn's (their exits were skipped) and fn's own at now; an exit with no open fn
+ * is counted and ignored. */
+void fnp_cct_exit_mismatch(struct fnp_thread *t, uintptr_t fn, uint64_t now);
+
+/* The child for fn of the current node, counted as one more call, and its frame pushed.
+ * Async-signal reentrancy: the frame is filled before depth is published, and rewritten
+ * after, because a signal handler arriving in between pushes and pops its own frames in
+ * the same slot (it cannot touch the slot once depth is published). ncalls is bumped
+ * after publishing, so a handler never increments the same node concurrently. */
+static inline FNP_NOINSTR void fnp_cct_enter(struct fnp_thread *t, uintptr_t fn, uint64_t now)
+{
+    uint32_t d = t->depth;
+    if (FNP_UNLIKELY(d >= t->cap) && fnp_cct_grow_stack(t)) {
+        __atomic_store_n(&t->dropped_calls, t->dropped_calls + 1, __ATOMIC_RELAXED);
+        return;
+    }
+    struct fnp_node *parent = d ? t->frames[d - 1].node : &t->root;
+    struct fnp_node *n = parent->hot;
+    if (FNP_UNLIKELY(!n || n->fn != fn)) {
+        n = fnp_cct_child(t, parent, fn);
+        if (FNP_UNLIKELY(!n))
+            return;
+    }
+    struct fnp_frame *f = &t->frames[d];
+    f->node = n;
+    f->t0 = now;
+    __atomic_store_n(&t->depth, d + 1, __ATOMIC_RELEASE);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    f->node = n;
+    f->t0 = now;
+    __atomic_store_n(&n->ncalls, n->ncalls + 1, __ATOMIC_RELAXED);
+}
+
+/* The innermost frame closed, if it is fn's. */
+static inline FNP_NOINSTR void fnp_cct_exit(struct fnp_thread *t, uintptr_t fn, uint64_t now)
+{
+    uint32_t d = t->depth;
+    if (FNP_UNLIKELY(d == 0)) {
+        fnp_cct_exit_mismatch(t, fn, now);
+        return;
+    }
+    struct fnp_frame *f = &t->frames[d - 1];
+    struct fnp_node *n = f->node;
+    if (FNP_UNLIKELY(n->fn != fn)) {
+        fnp_cct_exit_mismatch(t, fn, now);
+        return;
+    }
+    __atomic_store_n(&n->ticks, n->ticks + (now - f->t0), __ATOMIC_RELAXED);
+    __atomic_store_n(&t->depth, d - 1, __ATOMIC_RELEASE);
+}
+
+/* ---- arena.c ------------------------------------------------------------------------ */
+
+/* size bytes, zeroed, 16-aligned, from the thread's arena; NULL when mmap fails. */
+void *fnp_arena_alloc(struct fnp_arena *a, size_t size);
+/* Zeroed pages straight from mmap (never freed); NULL on failure. Async-signal-safe. */
+void *fnp_pages(size_t size);
+
+/* ---- thread.c ----------------------------------------------------------------------- */
+
+/* The calling thread's state; NULL until its first recorded call. initial-exec TLS: one
+ * %fs-relative load, no __tls_get_addr call (-fPIC would default to global-dynamic). */
+extern __thread struct fnp_thread *fnp_tls __attribute__((tls_model("initial-exec")));
+
+/* Cold path of the first call on a thread: creates, registers and returns its state, or
+ * NULL when recording is off or memory ran out. Keeps errno. */
+struct fnp_thread *fnp_thread_attach(void);
+/* Every thread state ever registered, newest first (acquire load of the list head). */
+struct fnp_thread *fnp_thread_list(void);
+
+/* ---- clock.c ------------------------------------------------------------------------ */
+
+enum fnp_clock_kind {
+    FNP_CLOCK_TSC,       /* rdtsc: invariant TSC on x86_64 */
+    FNP_CLOCK_MONOTONIC, /* clock_gettime(CLOCK_MONOTONIC) through the vDSO */
+};
+
+/* Written once by fnp_clock_init before recording starts. */
+extern int fnp_clock_kind;
+
+/* Picks the clock (PROF_TIMER or the best available) and notes the calibration start. */
+void fnp_clock_init(const char *want);
+/* Seconds per tick, from the ticks and nanoseconds elapsed since fnp_clock_init. */
+double fnp_clock_tick_seconds(void);
+/* Name of the clock in use, for the report. */
+const char *fnp_clock_name(void);
+
+static inline FNP_NOINSTR uint64_t fnp_clock_monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline FNP_NOINSTR uint64_t fnp_clock_now(void)
+{
+#if defined(__x86_64__)
+    /* Plain rdtsc, no fence: rdtscp/lfence cost 6-10 ns more per read here, and an
+     * instruction or two of skew is far below what a call costs. */
+    if (FNP_LIKELY(fnp_clock_kind == FNP_CLOCK_TSC)) {
+        uint32_t lo, hi;
+        __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+        return (uint64_t)hi << 32 | lo;
+    }
+#endif
+    return fnp_clock_monotonic_ns();
+}
+
+/* ---- env.c: every variable, read once at load ------------------------------------- */
+
+struct fnp_config {
+    char *output;      /* PROF_OUTPUT made absolute at load; NULL: fnprof stays inert */
+    int quiet;         /* PROF_QUIET=1: no line on success */
+    const char *timer; /* PROF_TIMER: auto, tsc, monotonic */
+};
+
+extern struct fnp_config fnp_config;
+
+/* Reads the environment (secure_getenv: a setuid program ignores it). 0 or -errno. */
+int fnp_env_load(void);
+/* The output path for this process: %p expanded to the pid. Caller frees. */
+char *fnp_env_output_path(void);
+
+/* ---- log.c -------------------------------------------------------------------------- */
+
+/* One line "fnprof: ..." on fd 2 with a single write(2); never stdio, never stdout. */
+void fnp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- snapshot.c --------------------------------------------------------------------- */
+
+/* One recorded call path, flattened: parent before child. */
+struct fnp_snap_node {
+    uint64_t fn;     /* runtime address */
+    uint32_t parent; /* index, or UINT32_MAX for a thread's outermost calls */
+    uint32_t thread; /* index of the thread it was recorded on */
+    uint64_t ncalls;
+    uint64_t ticks;
+};
+
+struct fnp_snapshot {
+    struct fnp_snap_node *nodes;
+    size_t n;
+    size_t cap;
+    size_t threads;     /* threads with at least one call */
+    uint64_t open;      /* frames still open, closed at the snapshot's time */
+    uint64_t dropped;   /* calls not recorded */
+    uint64_t unmatched; /* exits with no matching enter */
+};
+
+/* Copies every thread's tree; calls still open are closed at now (as cProfile's
+ * flush_unmatched does). Returns 0 or -ENOMEM; caller frees with fnp_snapshot_free. */
+int fnp_snapshot_take(struct fnp_snapshot *s, uint64_t now);
+void fnp_snapshot_free(struct fnp_snapshot *s);
+
+/* ---- symload.c ---------------------------------------------------------------------- */
+
+struct fnp_symbol;
+
+/* The symbolizer's three calls, linked in (libfnprof.a) or dlopen'd from the directory of
+ * libfnprof.so. */
+struct fnp_symbolizer_api {
+    struct fnp_symbolizer *(*create)(void (*warn)(void *, const char *), void *ctx);
+    int (*resolve)(struct fnp_symbolizer *s, const char *module, const uint64_t *addrs,
+                   size_t n, struct fnp_symbol *out);
+    void (*destroy)(struct fnp_symbolizer *s);
+};
+
+/* Notes where libfnprof.so lives (at load, before the program can chdir). */
+void fnp_symload_init(void);
+/* Fills api; 0, or -ENOENT with a message logged once when the symbolizer cannot load. */
+int fnp_symload_get(struct fnp_symbolizer_api *api);
+
+/* ---- dump.c ------------------------------------------------------------------------- */
+
+/* Recording on: set once at load when PROF_OUTPUT is set, cleared after the exit dump.
+ * The hooks' inert test reads it. */
+extern int fnp_recording;
+
+/* Writes the profile to path now (every thread, open calls closed at this moment).
+ * Returns 0 or -errno; reports on stderr unless quiet. */
+int fnp_dump(const char *path, int quiet);
+
+#endif

@@ -1,0 +1,157 @@
+/*
+ * Copies every thread's calling-context tree into one flat array, parent before child.
+ * Threads may still be running: children are reached through first_child (acquire, set
+ * after a node is initialised) and counters are read with relaxed loads, so what is read
+ * is a consistent-enough moment of each node. Calls still open are closed at `now`, as
+ * cProfile's flush_unmatched does, so main() has its call and its time.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime.h"
+
+struct open_frame {
+    const struct fnp_node *node;
+    uint64_t ticks; /* to add: now - entry */
+};
+
+static int by_node(const void *a, const void *b)
+{
+    const struct open_frame *x = a, *y = b;
+    return x->node < y->node ? -1 : x->node > y->node;
+}
+
+static int push_node(struct fnp_snapshot *s, const struct fnp_snap_node *n)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 1024;
+        struct fnp_snap_node *nodes = realloc(s->nodes, cap * sizeof(*nodes));
+        if (!nodes)
+            return -ENOMEM;
+        s->nodes = nodes;
+        s->cap = cap;
+    }
+    s->nodes[s->n++] = *n;
+    return 0;
+}
+
+/* The open frames of t, sorted by node, each with the time it has been open. */
+static struct open_frame *open_frames(struct fnp_thread *t, uint64_t now, size_t *count)
+{
+    uint32_t depth = __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
+    struct fnp_frame *frames = __atomic_load_n(&t->frames, __ATOMIC_ACQUIRE);
+    *count = 0;
+    if (!depth)
+        return NULL;
+    struct open_frame *open = malloc(depth * sizeof(*open));
+    if (!open)
+        return NULL;
+    size_t n = 0;
+    for (uint32_t i = 0; i < depth; i++) {
+        const struct fnp_node *node = __atomic_load_n(&frames[i].node, __ATOMIC_RELAXED);
+        uint64_t t0 = __atomic_load_n(&frames[i].t0, __ATOMIC_RELAXED);
+        if (!node)
+            continue; /* a live thread mid-push */
+        open[n].node = node;
+        open[n].ticks = now > t0 ? now - t0 : 0;
+        n++;
+    }
+    qsort(open, n, sizeof(*open), by_node);
+    *count = n;
+    return open;
+}
+
+static uint64_t open_ticks(const struct open_frame *open, size_t n, const struct fnp_node *node)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (open[mid].node == node)
+            return open[mid].ticks;
+        if (open[mid].node < node)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
+static int take_thread(struct fnp_snapshot *s, struct fnp_thread *t, uint32_t thread,
+                       uint64_t now)
+{
+    size_t nopen;
+    struct open_frame *open = open_frames(t, now, &nopen);
+    s->open += nopen;
+    /* path[k]: snapshot index of the k-th node on the path from the root to the current
+     * one; a pre-order walk by first_child / next_sibling / parent needs no recursion. */
+    size_t cap = 256, depth = 0;
+    uint32_t *path = malloc(cap * sizeof(*path));
+    int rc = path ? 0 : -ENOMEM;
+    const struct fnp_node *n = __atomic_load_n(&t->root.first_child, __ATOMIC_ACQUIRE);
+    size_t before = s->n;
+    while (n && !rc) {
+        struct fnp_snap_node sn = {
+            .fn = n->fn,
+            .parent = depth ? path[depth - 1] : UINT32_MAX,
+            .thread = thread,
+            .ncalls = __atomic_load_n(&n->ncalls, __ATOMIC_RELAXED),
+            .ticks = __atomic_load_n(&n->ticks, __ATOMIC_RELAXED) + open_ticks(open, nopen, n),
+        };
+        if (s->n >= UINT32_MAX - 1 || push_node(s, &sn)) {
+            rc = -ENOMEM;
+            break;
+        }
+        const struct fnp_node *child = __atomic_load_n(&n->first_child, __ATOMIC_ACQUIRE);
+        if (child) {
+            if (depth == cap) {
+                uint32_t *p = realloc(path, 2 * cap * sizeof(*path));
+                if (!p) {
+                    rc = -ENOMEM;
+                    break;
+                }
+                path = p;
+                cap *= 2;
+            }
+            path[depth++] = (uint32_t)(s->n - 1);
+            n = child;
+            continue;
+        }
+        while (n && !n->next_sibling) {
+            n = n->parent;
+            if (n == &t->root)
+                n = NULL;
+            else
+                depth--;
+        }
+        if (n)
+            n = n->next_sibling;
+    }
+    if (s->n > before)
+        s->threads++;
+    s->dropped += __atomic_load_n(&t->dropped_calls, __ATOMIC_RELAXED);
+    s->unmatched += __atomic_load_n(&t->unmatched, __ATOMIC_RELAXED);
+    free(path);
+    free(open);
+    return rc;
+}
+
+int fnp_snapshot_take(struct fnp_snapshot *s, uint64_t now)
+{
+    memset(s, 0, sizeof(*s));
+    uint32_t thread = 0;
+    for (struct fnp_thread *t = fnp_thread_list(); t; t = t->next, thread++) {
+        int rc = take_thread(s, t, thread, now);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+void fnp_snapshot_free(struct fnp_snapshot *s)
+{
+    if (!s)
+        return;
+    free(s->nodes);
+    memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,186 @@
+/*
+ * symbolizer/: addresses to pstats keys (source file, first line, function name).
+ *
+ * The one internal header of this folder. Two halves live here:
+ *   - modmap.c: which loaded object holds a runtime address (dl_iterate_phdr). It has no
+ *     dependency beyond libc and is linked into the hooks' library itself.
+ *   - elf.c, dwarf.c, demangle.c, symbolize.c: ELF/DWARF reading through libelf and
+ *     libdwarf. They make up libfnprof-symbolizer.so, which libfnprof.so loads with dlopen
+ *     only when a profile is written (so a profiled host never maps libdwarf before exit),
+ *     and they are linked directly into libfnprof.a and the fnprof command.
+ */
+#ifndef FNPROF_SYMBOLIZER_H
+#define FNPROF_SYMBOLIZER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Functions the symbolizer module exports to the runtime's dlopen (see runtime/symload.c). */
+#define FNP_SYM_EXPORT __attribute__((visibility("default")))
+
+/* ---- modmap.c ---------------------------------------------------------------------- */
+
+/* A loaded object and where its code sits at run time. */
+struct fnp_module {
+    char *path;    /* absolute path of the ELF file (the executable: /proc/self/exe target) */
+    uint64_t bias; /* runtime address - ELF virtual address (dlpi_addr; 0 for non-PIE) */
+    uint64_t lo;   /* lowest runtime address of its PT_LOAD segments */
+    uint64_t hi;   /* one past the highest */
+};
+
+struct fnp_modmap {
+    struct fnp_module *mods; /* sorted by lo, non-overlapping */
+    size_t n;
+};
+
+/* Fills *map with the objects loaded now. Returns 0 or -errno; caller frees with
+ * fnp_modmap_free. Not async-signal-safe (malloc). */
+int fnp_modmap_load(struct fnp_modmap *map);
+/* The module holding runtime address addr, or NULL. */
+const struct fnp_module *fnp_modmap_find(const struct fnp_modmap *map, uint64_t addr);
+/* Frees what fnp_modmap_load allocated; accepts a zeroed map. */
+void fnp_modmap_free(struct fnp_modmap *map);
+
+/* ---- symbolize.c (with elf.c, dwarf.c, demangle.c) --------------------------------- */
+
+/* Where a symbol's name came from, best first. */
+enum fnp_sym_source {
+    FNP_SYM_NONE = 0,   /* nothing: name is "0x<offset>", file is the object path, line 0 */
+    FNP_SYM_DYNSYM = 1, /* ELF .dynsym: file is the object path, line 0 */
+    FNP_SYM_SYMTAB = 2, /* ELF .symtab: file is the object path, line 0 */
+    FNP_SYM_DWARF = 3,  /* DWARF: file is the absolute source path, line is DW_AT_decl_line */
+};
+
+struct fnp_symbol {
+    const char *file; /* absolute, normalised ("a/./b/../c" -> "a/c"), valid UTF-8 */
+    const char *name; /* qualified, demangled ("ns::C<int>::f(int)" for C++, "f" for C) */
+    uint32_t line;    /* first line of the function (decl line), 0 when unknown */
+    uint32_t source;  /* enum fnp_sym_source */
+};
+
+struct fnp_symbolizer;
+
+/* Reports a problem worth one line on stderr (without the "fnprof: " prefix, no newline).
+ * Called at most once per module and cause. */
+typedef void (*fnp_warn_fn)(void *ctx, const char *msg);
+
+/* Returns a new symbolizer or NULL (out of memory). warn may be NULL. Caller frees with
+ * fnp_symbolizer_free. Not thread-safe: one symbolizer per thread. */
+FNP_SYM_EXPORT struct fnp_symbolizer *fnp_symbolizer_new(fnp_warn_fn warn, void *ctx);
+
+/*
+ * Resolves n addresses of one object file. addrs[i] are ELF virtual addresses in that file
+ * (runtime address - bias), each the entry address a hook received (a function's first
+ * instruction). out[i] is always filled, degrading DWARF -> .symtab -> .dynsym -> none;
+ * strings in out are owned by s and valid until fnp_symbolizer_free. Compiler clones
+ * (.constprop/.isra/.part/.cold) resolve to the key of the function they were cloned from.
+ * The module is opened and indexed once per path and cached in s.
+ * Returns 0, or -errno when memory ran out (out is then still filled, degraded).
+ */
+FNP_SYM_EXPORT int fnp_symbolizer_resolve(struct fnp_symbolizer *s, const char *module_path,
+                                          const uint64_t *addrs, size_t n,
+                                          struct fnp_symbol *out);
+
+/* Frees s and every string it returned; accepts NULL. */
+FNP_SYM_EXPORT void fnp_symbolizer_free(struct fnp_symbolizer *s);
+
+/* Signature of the above, for the runtime's dlsym. */
+typedef struct fnp_symbolizer *(*fnp_symbolizer_new_fn)(fnp_warn_fn, void *);
+typedef int (*fnp_symbolizer_resolve_fn)(struct fnp_symbolizer *, const char *, const uint64_t *,
+                                         size_t, struct fnp_symbol *);
+typedef void (*fnp_symbolizer_free_fn)(struct fnp_symbolizer *);
+
+/* ---- elf.c, dwarf.c, demangle.c: internal to symbolize.c (and its unit test) ---------- */
+
+/* demangle.c */
+/* Returns the demangled form of an Itanium C++ name ("_Z..."), else a copy of name; NULL
+ * when memory ran out. Caller frees with free(). */
+char *fnp_demangle(const char *name);
+
+/* elf.c */
+struct fnp_elf_sym {
+    uint64_t addr;
+    uint64_t size;    /* 0 when the symbol table gave none: then only addr itself matches */
+    const char *name; /* raw (mangled) name without clone suffixes and @VERSION */
+};
+
+struct fnp_elf_syms {
+    struct fnp_elf_sym *v; /* FUNC symbols sorted by addr, one per address */
+    size_t n;
+    char *names; /* owns every name in v */
+};
+
+enum fnp_elf_flag {
+    FNP_ELF_DEBUG_INFO = 1u << 0,   /* has .debug_info or .zdebug_info */
+    FNP_ELF_DEBUGALTLINK = 1u << 1, /* has .gnu_debugaltlink (dwz supplementary file) */
+    FNP_ELF_ZSTD_DEBUG = 1u << 2,   /* a .debug_* section is zstd-compressed */
+    FNP_ELF_DEBUGLINK = 1u << 3,    /* has .gnu_debuglink */
+    FNP_ELF_BUILD_ID = 1u << 4,     /* build_id holds the GNU build-id note */
+};
+
+struct fnp_elf_file {
+    struct fnp_elf_syms symtab;
+    struct fnp_elf_syms dynsym;
+    uint32_t flags; /* enum fnp_elf_flag */
+    uint32_t build_id_len;
+    uint8_t build_id[64];
+};
+
+/* Reads the FUNC symbols and flags of the ELF file at path. Returns 0, -ENOEXEC (not an ELF
+ * file, or one too damaged to read), -ENOMEM or -errno of open(2). Caller frees with
+ * fnp_elf_free, also after an error. */
+int fnp_elf_load(const char *path, struct fnp_elf_file *out);
+/* The symbol whose [addr, addr+size) holds addr, or NULL. Borrowed from t. */
+const struct fnp_elf_sym *fnp_elf_find(const struct fnp_elf_syms *t, uint64_t addr);
+/* Length of name without clone suffixes (".constprop.0", ".isra.0", ".part.0", ".cold", and
+ * chains of them) and without "@VERSION". */
+size_t fnp_elf_base_name_len(const char *name);
+/* Accepts a zeroed or failed file. */
+void fnp_elf_free(struct fnp_elf_file *f);
+
+/* dwarf.c: the one file that calls libdwarf (SYMBOLS.md). */
+struct fnp_dwarf_func {
+    const char *name;    /* scope-qualified DW_AT_name ("ns::C::f"), NULL when none */
+    const char *linkage; /* mangled DW_AT_linkage_name, NULL when none */
+    const char *file;    /* absolute normalised decl file (else the CU's file), NULL if none */
+    uint32_t line;       /* decl line, 0 when unknown */
+};
+
+struct fnp_dwarf_range {
+    uint64_t lo, hi; /* [lo, hi) ELF virtual addresses */
+    size_t func;     /* index into funcs */
+};
+
+struct fnp_dwarf_index {
+    struct fnp_dwarf_range *ranges; /* sorted by lo */
+    size_t nranges;
+    struct fnp_dwarf_func *funcs;
+    size_t nfuncs;
+    size_t ncus; /* compilation units seen: 0 means the file has no DWARF */
+    char *strings; /* owns every string in funcs */
+};
+
+struct fnp_dwarf;
+
+/* Opens the DWARF of the ELF file at path, following .gnu_debuglink and build-id to a
+ * separate debug file; true_path receives the file actually read. Returns 0, -ENODATA (no
+ * debug sections), -EINVAL (libdwarf refused it; msg says why) or -ENOMEM. Caller closes
+ * with fnp_dwarf_close. */
+int fnp_dwarf_open(const char *path, struct fnp_dwarf **out, char *true_path, size_t true_len,
+                   char *msg, size_t msg_len);
+/* Indexes every function with code. Returns 0; -ENODATA (no compilation unit); -ENOTSUP
+ * (split DWARF: msg says so); -EINVAL (damaged DWARF: msg says why) or -ENOMEM, where out
+ * still holds what was read before the problem. Caller frees out with
+ * fnp_dwarf_index_free, also after an error; out does not borrow from d. */
+int fnp_dwarf_index(struct fnp_dwarf *d, struct fnp_dwarf_index *out, char *msg, size_t msg_len);
+/* Accepts NULL. */
+void fnp_dwarf_close(struct fnp_dwarf *d);
+/* The function whose ranges hold addr, preferring one that starts at addr; or NULL. */
+const struct fnp_dwarf_func *fnp_dwarf_find(const struct fnp_dwarf_index *x, uint64_t addr);
+/* Accepts a zeroed index. */
+void fnp_dwarf_index_free(struct fnp_dwarf_index *x);
+/* Lexically normalises path in place: "//" and "/./" collapse, "x/.." cancels ("/a/./b/../c"
+ * -> "/a/c"); ".." never climbs above "/" or above the start of a relative path. */
+void fnp_dwarf_normalize_path(char *path);
+
+#endif
