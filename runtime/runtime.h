@@ -239,6 +239,10 @@ struct fnp_snapshot {
 /* Copies every thread's tree; calls still open are closed at now (as cProfile's
  * flush_unmatched does). Returns 0 or -ENOMEM; caller frees with fnp_snapshot_free. */
 int fnp_snapshot_take(struct fnp_snapshot *s, uint64_t now);
+/* Appends one thread's tree to s (zeroed first by the caller); what fnp_snapshot_take does
+ * for each registered thread. Returns 0 or -ENOMEM. */
+int fnp_snapshot_add_thread(struct fnp_snapshot *s, struct fnp_thread *t, uint32_t thread,
+                            uint64_t now);
 void fnp_snapshot_free(struct fnp_snapshot *s);
 
 /* ---- symload.c ---------------------------------------------------------------------- */

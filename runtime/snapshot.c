@@ -77,8 +77,8 @@ static uint64_t open_ticks(const struct open_frame *open, size_t n, const struct
     return 0;
 }
 
-static int take_thread(struct fnp_snapshot *s, struct fnp_thread *t, uint32_t thread,
-                       uint64_t now)
+int fnp_snapshot_add_thread(struct fnp_snapshot *s, struct fnp_thread *t, uint32_t thread,
+                            uint64_t now)
 {
     size_t nopen;
     struct open_frame *open = open_frames(t, now, &nopen);
@@ -141,7 +141,7 @@ int fnp_snapshot_take(struct fnp_snapshot *s, uint64_t now)
     memset(s, 0, sizeof(*s));
     uint32_t thread = 0;
     for (struct fnp_thread *t = fnp_thread_list(); t; t = t->next, thread++) {
-        int rc = take_thread(s, t, thread, now);
+        int rc = fnp_snapshot_add_thread(s, t, thread, now);
         if (rc)
             return rc;
     }

@@ -1,0 +1,306 @@
+/*
+ * The runtime's calling-context tree driven with a fake clock, then snapshotted and turned
+ * into cProfile's numbers: the worked example of PSTATS.md, open calls at dump time,
+ * skipped exits, wide and deep trees.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+#include "runtime.h"
+
+static uint64_t clk;
+static struct fnp_thread *T;
+
+enum { MAIN = 0x1000, FIB = 0x2000, A = 0x3000, B = 0x4000, F = 0x5000, G = 0x6000 };
+
+static void enter(uintptr_t fn)
+{
+    fnp_cct_enter(T, fn, clk);
+}
+
+static void leave(uintptr_t fn)
+{
+    fnp_cct_exit(T, fn, clk);
+}
+
+static struct fnp_thread *new_thread(void)
+{
+    struct fnp_thread *t = fnp_pages(sizeof(*t));
+    ck_assert_ptr_nonnull(t);
+    t->cap = 4; /* small, so that tests grow it */
+    t->frames = fnp_pages(t->cap * sizeof(*t->frames));
+    ck_assert_ptr_nonnull(t->frames);
+    return t;
+}
+
+static void setup(void)
+{
+    clk = 0;
+    T = new_thread();
+}
+
+static const char *name_of(uint64_t fn)
+{
+    static char buf[32];
+    switch (fn) {
+    case MAIN:
+        return "main";
+    case FIB:
+        return "fib";
+    case A:
+        return "a";
+    case B:
+        return "b";
+    case F:
+        return "f";
+    case G:
+        return "g";
+    }
+    snprintf(buf, sizeof(buf), "fn%llx", (unsigned long long)fn);
+    return buf;
+}
+
+/* Snapshot T at `now` and derive the profile, 1 tick = 1 second. */
+static void derive(struct fnp_profile *p, uint64_t now)
+{
+    struct fnp_snapshot s;
+    memset(&s, 0, sizeof(s));
+    ck_assert_int_eq(fnp_snapshot_add_thread(&s, T, 0, now), 0);
+    fnp_profile_init(p);
+    struct fnp_tree_node *tree = calloc(s.n + 1, sizeof(*tree));
+    for (size_t i = 0; i < s.n; i++) {
+        struct fnp_key key = {"test.c", 1, name_of(s.nodes[i].fn)};
+        int64_t f = fnp_profile_func(p, &key);
+        ck_assert_int_ge(f, 0);
+        tree[i] = (struct fnp_tree_node){(uint32_t)f, s.nodes[i].parent, s.nodes[i].ncalls,
+                                         s.nodes[i].ticks};
+    }
+    ck_assert_int_eq(fnp_profile_add_tree(p, tree, s.n, 1.0), 0);
+    free(tree);
+    fnp_snapshot_free(&s);
+}
+
+static const struct fnp_stats *func(const struct fnp_profile *p, const char *name)
+{
+    for (size_t i = 0; i < p->nfuncs; i++)
+        if (strcmp(p->funcs[i].key.name, name) == 0)
+            return &p->funcs[i].st;
+    ck_abort_msg("no function %s", name);
+    return NULL;
+}
+
+static const struct fnp_stats *edge(const struct fnp_profile *p, const char *caller,
+                                    const char *callee)
+{
+    for (size_t i = 0; i < p->nedges; i++)
+        if (strcmp(p->funcs[p->edges[i].caller].key.name, caller) == 0 &&
+            strcmp(p->funcs[p->edges[i].callee].key.name, callee) == 0)
+            return &p->edges[i].st;
+    ck_abort_msg("no edge %s -> %s", caller, callee);
+    return NULL;
+}
+
+#define ck_stats(st, nc, pc, tt, ct)                                                          \
+    do {                                                                                      \
+        const struct fnp_stats *st_ = (st);                                                   \
+        ck_assert_uint_eq(st_->ncalls, (nc));                                                 \
+        ck_assert_uint_eq(st_->pcalls, (pc));                                                 \
+        ck_assert_double_eq(st_->tottime, (tt));                                              \
+        ck_assert_double_eq(st_->cumtime, (ct));                                              \
+    } while (0)
+
+static void fib(int n)
+{
+    enter(FIB);
+    clk += 1;
+    if (n >= 2) {
+        fib(n - 1);
+        fib(n - 2);
+    }
+    leave(FIB);
+}
+
+static void b(int n);
+
+static void a(int n)
+{
+    enter(A);
+    clk += 1;
+    b(n);
+    leave(A);
+}
+
+static void b(int n)
+{
+    enter(B);
+    clk += 10;
+    if (n > 0)
+        a(n - 1);
+    leave(B);
+}
+
+START_TEST(worked_example_matches_cprofile)
+{
+    enter(MAIN);
+    clk += 100;
+    fib(5);
+    a(1);
+    leave(MAIN);
+    struct fnp_profile p;
+    derive(&p, clk);
+    ck_stats(func(&p, "fib"), 15, 1, 15, 15);
+    ck_stats(edge(&p, "fib", "fib"), 14, 2, 14, 14);
+    ck_stats(edge(&p, "main", "fib"), 1, 1, 1, 15);
+    ck_stats(func(&p, "a"), 2, 1, 2, 22);
+    ck_stats(edge(&p, "b", "a"), 1, 1, 1, 11);
+    ck_stats(edge(&p, "main", "a"), 1, 1, 1, 22);
+    ck_stats(func(&p, "b"), 2, 1, 20, 21);
+    ck_stats(edge(&p, "a", "b"), 2, 1, 20, 21);
+    ck_stats(func(&p, "main"), 1, 1, 100, 137);
+    ck_assert_uint_eq(p.nedges, 5);
+    fnp_profile_free(&p);
+}
+END_TEST
+
+START_TEST(two_fib18_runs_give_cprofile_counts)
+{
+    enter(MAIN);
+    fib(18);
+    fib(18);
+    leave(MAIN);
+    struct fnp_profile p;
+    derive(&p, clk);
+    ck_assert_uint_eq(func(&p, "fib")->ncalls, 16722);
+    ck_assert_uint_eq(func(&p, "fib")->pcalls, 2);
+    ck_assert_uint_eq(edge(&p, "fib", "fib")->ncalls, 16720);
+    ck_assert_uint_eq(edge(&p, "fib", "fib")->pcalls, 4);
+    fnp_profile_free(&p);
+}
+END_TEST
+
+START_TEST(open_calls_are_closed_at_the_snapshot)
+{
+    enter(MAIN);
+    clk += 3;
+    enter(F);
+    clk += 4;
+    /* exit() called inside f: neither returns before the dump */
+    struct fnp_profile p;
+    derive(&p, clk + 2);
+    ck_stats(func(&p, "main"), 1, 1, 3, 9);
+    ck_stats(func(&p, "f"), 1, 1, 6, 6);
+    fnp_profile_free(&p);
+    /* the live tree is untouched: the calls can still return normally */
+    ck_assert_uint_eq(T->depth, 2);
+}
+END_TEST
+
+START_TEST(skipped_exits_close_with_the_enclosing_function)
+{
+    enter(MAIN);
+    enter(F);
+    clk += 1;
+    enter(G);
+    clk += 2;
+    /* longjmp from g back into main: f's and g's exit hooks never run */
+    clk += 5;
+    leave(MAIN);
+    ck_assert_uint_eq(T->depth, 0);
+    struct fnp_profile p;
+    derive(&p, clk);
+    ck_stats(func(&p, "main"), 1, 1, 0, 8);
+    ck_stats(func(&p, "f"), 1, 1, 1, 8);
+    ck_stats(func(&p, "g"), 1, 1, 7, 7);
+    ck_assert_uint_eq(T->unmatched, 0);
+    fnp_profile_free(&p);
+}
+END_TEST
+
+START_TEST(exit_without_entry_is_counted_and_ignored)
+{
+    leave(F);
+    enter(MAIN);
+    leave(G);
+    leave(MAIN);
+    ck_assert_uint_eq(T->unmatched, 2);
+    ck_assert_uint_eq(T->depth, 0);
+    struct fnp_profile p;
+    derive(&p, clk);
+    ck_assert_uint_eq(p.nfuncs, 1);
+    ck_assert_uint_eq(func(&p, "main")->ncalls, 1);
+    fnp_profile_free(&p);
+}
+END_TEST
+
+START_TEST(wide_tree_keeps_every_child)
+{
+    /* 5000 callees of one caller in a scrambled order: the hash table grows many times and
+     * the "hot child" guess is mostly wrong. */
+    enter(MAIN);
+    for (int round = 0; round < 3; round++) {
+        for (uint32_t i = 0; i < 5000; i++) {
+            uintptr_t fn = 0x100000 + ((i * 7919u) % 5000u) * 16;
+            enter(fn);
+            clk += 1;
+            leave(fn);
+        }
+    }
+    leave(MAIN);
+    ck_assert_uint_eq(T->nodes, 5001);
+    struct fnp_profile p;
+    derive(&p, clk);
+    ck_assert_uint_eq(p.nfuncs, 5001);
+    ck_assert_uint_eq(p.nedges, 5000);
+    for (size_t i = 0; i < p.nfuncs; i++)
+        if (strcmp(p.funcs[i].key.name, "main") != 0)
+            ck_stats(&p.funcs[i].st, 3, 3, 3, 3);
+    ck_stats(func(&p, "main"), 1, 1, 0, 15000);
+    fnp_profile_free(&p);
+}
+END_TEST
+
+START_TEST(deep_recursion_grows_the_stack)
+{
+    enum { DEPTH = 100000 };
+    for (int i = 0; i < DEPTH; i++) {
+        enter(i % 2 ? A : B);
+        clk++;
+    }
+    ck_assert_uint_eq(T->depth, DEPTH);
+    for (int i = DEPTH - 1; i >= 0; i--)
+        leave(i % 2 ? A : B);
+    ck_assert_uint_eq(T->depth, 0);
+    ck_assert_uint_eq(T->dropped_calls, 0);
+    struct fnp_profile p;
+    derive(&p, clk);
+    ck_stats(func(&p, "a"), DEPTH / 2, 1, DEPTH / 2, DEPTH - 1);
+    ck_stats(func(&p, "b"), DEPTH / 2, 1, DEPTH / 2, DEPTH);
+    ck_stats(edge(&p, "b", "a"), DEPTH / 2, 1, DEPTH / 2, DEPTH - 1);
+    ck_stats(edge(&p, "a", "b"), DEPTH / 2 - 1, 1, DEPTH / 2 - 1, DEPTH - 2);
+    fnp_profile_free(&p);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("cct");
+    TCase *tc = tcase_create("cct");
+    tcase_add_checked_fixture(tc, setup, NULL);
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, worked_example_matches_cprofile);
+    tcase_add_test(tc, two_fib18_runs_give_cprofile_counts);
+    tcase_add_test(tc, open_calls_are_closed_at_the_snapshot);
+    tcase_add_test(tc, skipped_exits_close_with_the_enclosing_function);
+    tcase_add_test(tc, exit_without_entry_is_counted_and_ignored);
+    tcase_add_test(tc, wide_tree_keeps_every_child);
+    tcase_add_test(tc, deep_recursion_grows_the_stack);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
