@@ -14,7 +14,7 @@
 FNP_HOOK void __cyg_profile_func_enter(void *fn, void *call_site)
 {
     (void)call_site; /* the physical caller, wrong for inlined callees: the stack knows */
-    if (FNP_UNLIKELY(!fnp_recording))
+    if (FNP_UNLIKELY(!__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED)))
         return;
     struct fnp_thread *t = fnp_tls;
     if (FNP_UNLIKELY(!t) && !(t = fnp_thread_attach()))
@@ -25,7 +25,7 @@ FNP_HOOK void __cyg_profile_func_enter(void *fn, void *call_site)
 FNP_HOOK void __cyg_profile_func_exit(void *fn, void *call_site)
 {
     (void)call_site;
-    if (FNP_UNLIKELY(!fnp_recording))
+    if (FNP_UNLIKELY(!__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED)))
         return;
     struct fnp_thread *t = fnp_tls;
     if (FNP_UNLIKELY(!t))

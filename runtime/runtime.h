@@ -110,13 +110,14 @@ static inline FNP_NOINSTR void fnp_cct_enter(struct fnp_thread *t, uintptr_t fn,
         if (FNP_UNLIKELY(!n))
             return;
     }
+    /* Relaxed stores (plain moves): a dumping thread reads frames concurrently. */
     struct fnp_frame *f = &t->frames[d];
-    f->node = n;
-    f->t0 = now;
+    __atomic_store_n(&f->node, n, __ATOMIC_RELAXED);
+    __atomic_store_n(&f->t0, now, __ATOMIC_RELAXED);
     __atomic_store_n(&t->depth, d + 1, __ATOMIC_RELEASE);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    f->node = n;
-    f->t0 = now;
+    __atomic_store_n(&f->node, n, __ATOMIC_RELAXED);
+    __atomic_store_n(&f->t0, now, __ATOMIC_RELAXED);
     __atomic_store_n(&n->ncalls, n->ncalls + 1, __ATOMIC_RELAXED);
 }
 
