@@ -182,9 +182,10 @@ def decl_lines(c_path):
     with open(c_path, encoding="utf-8") as f:
         lines = f.read().splitlines()
     pattern = re.compile(r"^[A-Za-z_][^;=]*?\b([A-Za-z_]\w*)\s*\(")
+    attribute = re.compile(r"__attribute__\s*\(\(.*?\)\)\s*")
     found = {}
     for number, line in enumerate(lines, 1):
-        m = pattern.match(line)
+        m = pattern.match(attribute.sub("", line))
         if not m or line.rstrip().endswith(";"):
             continue
         name = m.group(1)
@@ -193,6 +194,21 @@ def decl_lines(c_path):
                              % (c_path, name, found[name], number))
         found[name] = number
     return found
+
+
+def check_c_keys(c_names, c_source, lines):
+    """The key's file is the absolute .c path (as given, or with symlinks resolved) and its
+    line is the line of the function's name; returns a list of violations."""
+    bad = []
+    good_files = {c_source, os.path.realpath(c_source)}
+    for name, key in sorted(c_names.items()):
+        if key[0] not in good_files:
+            bad.append("%s: file %r, want %r" % (name, key[0], c_source))
+        if name not in lines:
+            bad.append("%s: no function %s in %s" % (fmt_key(key), name, c_source))
+        elif key[1] != lines[name]:
+            bad.append("%s: line %d, want %d (the line of its name)" % (name, key[1], lines[name]))
+    return bad
 
 
 def by_name(stats, which):
@@ -247,17 +263,7 @@ def compare(c_source, py_source, prof, out=sys.stdout):
     c_names, c_dups = by_name(c_stats, "fnprof")
     problems += c_dups
 
-    # The key's file and line: the absolute .c path (as given, or with symlinks resolved),
-    # and the line of the function's name.
-    good_files = {c_source, os.path.realpath(c_source)}
-    for name, key in sorted(c_names.items()):
-        if key[0] not in good_files:
-            problems.append("%s: file %r, want %r" % (name, key[0], c_source))
-        if name not in lines:
-            problems.append("%s: no function %s in %s" % (fmt_key(key), name, c_source))
-        elif key[1] != lines[name]:
-            problems.append("%s: line %d, want %d (the line of its name)"
-                            % (name, key[1], lines[name]))
+    problems += check_c_keys(c_names, c_source, lines)
 
     py_funcs, py_edges = counts(py_stats, py_names)
     c_funcs, c_edges = counts(c_stats, c_names)

@@ -18,8 +18,10 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 
 import compare  # noqa: E402  (after the path is set)
+import timing  # noqa: E402
 
 failures = []
 
@@ -219,6 +221,8 @@ def harness_accepts_and_rejects(progs, workdir):
          lambda s: (s.pop(run_all), drop_edge(s, fib, run_all)), b""),
         ("an extra function", lambda s: s.update({(c_path, 1, "extra"): (1, 1, 0.0, 0.0, {})}),
          b""),
+        ("two keys for fib (a clone not merged)",
+         lambda s: s.update({(c_path, lines["fib"] + 1, "fib"): (1, 1, 0.0, 0.0, {})}), b""),
         ("a caller that is not a top-level key",
          lambda s: set_edge(s, fib, (c_path, 99, "ghost"), (1, 1, 0.0, 0.0)), b""),
         ("a NaN tottime", lambda s: set_func(s, fib, tottime=float("nan")), b""),
@@ -251,6 +255,109 @@ def harness_accepts_and_rejects(progs, workdir):
     check(not ok, "compare.py rejects: an empty dict")
 
 
+def spin_log(scale=1.0):
+    """The log progs/spin.c prints, made on a fake clock: its busy-waits take scale times
+    their nominal length, and each logged event 1 us."""
+    clock = [1000.0]
+    lines = []
+
+    def event(kind, name):
+        lines.append("%s %s %.9f" % (kind, name, clock[0]))
+        clock[0] += 1e-6
+
+    def busy(ms):
+        clock[0] += ms * scale / 1000.0
+
+    def spin(name, ms):
+        event("E", name)
+        busy(ms)
+        event("X", name)
+
+    def outer():
+        event("E", "outer")
+        busy(40)
+        spin("spin_20", 20)
+        spin("spin_30", 30)
+        spin("spin_20", 20)
+        busy(20)
+        event("X", "outer")
+
+    def spin_rec(n):
+        event("E", "spin_rec")
+        busy(10)
+        if n > 0:
+            spin_rec(n - 1)
+        event("X", "spin_rec")
+
+    event("E", "main")
+    event("E", "run_all")
+    outer()
+    busy(30)
+    spin("spin_50", 50)
+    outer()
+    spin_rec(3)
+    spin("spin_50", 50)
+    spin("spin_20", 20)
+    event("X", "run_all")
+    event("X", "main")
+    return "\n".join(lines) + "\n"
+
+
+def timing_accepts_and_rejects(progs, workdir):
+    """timing.py passes fnprof numbers equal to the log's and fails wrong ones."""
+    c_path = os.path.join(progs, "spin.c")
+    lines = compare.decl_lines(c_path)
+
+    def fake(log, edit=None):
+        stats = {}
+        for key, (pc, nc, tt, ct, callers) in timing.replay(timing.parse_log(log)).items():
+            if key[0] == "~":
+                continue
+            stats[(c_path, lines[key[2]], key[2])] = [
+                pc, nc, tt, ct,
+                {(c_path, lines[c[2]], c[2]): list(e) for c, e in callers.items()
+                 if c[0] != "~"}]
+        if edit:
+            edit({k[2]: v for k, v in stats.items()})
+        path = os.path.join(workdir, "spin.prof")
+        write(path, {k: tuple(v[:4]) + ({c: tuple(e) for c, e in v[4].items()},)
+                     for k, v in stats.items()})
+        return path
+
+    def scale_self(f, factor):
+        f[2] *= factor
+        for e in f[4].values():
+            e[2] *= factor
+
+    def runs(log, path, wall=10.0):
+        sink = io.StringIO()
+        ok = timing.check_timing(c_path, path, log, wall, sink)
+        return ok, sink.getvalue()
+
+    log = spin_log()
+    ok, text = runs(log, fake(log))
+    check(ok, "timing.py accepts the log's own numbers")
+    if not ok:
+        print(text)
+    cases = [
+        ("outer's tottime 10% high", log, lambda f: scale_self(f["outer"], 1.1), 10.0),
+        ("spin_rec's cumtime counting the recursion (80 ms)", log,
+         lambda f: f["spin_rec"].__setitem__(3, 0.080), 10.0),
+        ("spin_rec->spin_rec's edge cumtime counting the recursion", log,
+         lambda f: [e.__setitem__(3, 0.060) for c, e in f["spin_rec"][4].items()
+                    if c[2] == "spin_rec"], 10.0),
+        ("a call of spin_50 missing", log,
+         lambda f: (f["spin_50"].__setitem__(1, 1), f["spin_50"].__setitem__(0, 1)), 10.0),
+        ("busy-waits 10% shorter than nominal", spin_log(0.9), None, 10.0),
+        ("main longer than the process's wall time", log, None, 0.3),
+    ]
+    for what, case_log, edit, wall in cases:
+        ok, text = runs(case_log, fake(case_log, edit), wall)
+        check(not ok, "timing.py rejects: %s" % what)
+        if ok:
+            print(text)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--progs-dir", default=os.path.join(HERE, "progs"))
@@ -266,6 +373,7 @@ def main():
     hand_derived_counts(progs)
     fake_clock_worked_example()
     harness_accepts_and_rejects(progs, workdir)
+    timing_accepts_and_rejects(progs, workdir)
     if not args.workdir:
         shutil.rmtree(workdir, ignore_errors=True)
     print("selftest: %d failures" % len(failures))
