@@ -9,10 +9,10 @@
 #ifndef FNPROF_PSTATS_READ_H
 #define FNPROF_PSTATS_READ_H
 
+#include "profile.h"
+
 #include <stddef.h>
 #include <stdint.h>
-
-#include "profile.h"
 
 /* ---- marshal_read.c: Python's marshal format, any version CPython 3 writes ----------- */
 
@@ -86,6 +86,9 @@ int fnp_marshal_read(struct fnp_marshal_doc *d, const void *data, size_t len, ch
                      size_t whylen);
 /* Frees d's arrays; accepts a zeroed doc. */
 void fnp_marshal_doc_free(struct fnp_marshal_doc *d);
+/* Makes a message one line of printable text: control characters from the file (a name
+ * may hold a newline) become '?'. */
+void fnp_marshal_one_line(char *s);
 /* Python's name for a kind ("tuple", "str"), for messages. */
 const char *fnp_marshal_kind_name(unsigned kind);
 
@@ -103,7 +106,6 @@ const char *fnp_marshal_kind_name(unsigned kind);
  * why may be NULL). On failure p is unchanged, except after -ENOMEM while adding to a
  * non-empty p, which may then hold part of the file.
  */
-int fnp_pstats_read(struct fnp_profile *p, const void *data, size_t len, char *why,
-                    size_t whylen);
+int fnp_pstats_read(struct fnp_profile *p, const void *data, size_t len, char *why, size_t whylen);
 
 #endif

@@ -1,0 +1,39 @@
+/*
+ * toolchain/: the fnprof command. main.c dispatches to one cmd-<name>.c per subcommand;
+ * load.c reads profiles for the subcommands that take them.
+ *
+ * Exit codes (STYLE.md): 0 ok, 1 failure, 2 usage. Errors are one line on stderr,
+ * "fnprof: <cmd>: <path>: <why>".
+ */
+#ifndef FNPROF_CLI_H
+#define FNPROF_CLI_H
+
+#include "profile.h"
+
+#include <sys/stat.h>
+
+enum {
+    FNP_EXIT_OK = 0,
+    FNP_EXIT_FAILURE = 1,
+    FNP_EXIT_USAGE = 2,
+};
+
+/* Each takes the arguments from the subcommand's name on (argv[0] is "report", ...) and
+ * returns the exit status; run returns only when it could not exec. */
+int fnp_cmd_report(int argc, char **argv);
+int fnp_cmd_run(int argc, char **argv);
+int fnp_cmd_merge(int argc, char **argv);
+
+/* main.c: "fnprof: <cmd>: " and the message as one line on stderr. */
+void fnp_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* main.c: a usage error: the message, then where help is; returns FNP_EXIT_USAGE. */
+int fnp_cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* load.c: reads the pstats file at path and adds its numbers to p (fnp_pstats_read). On
+ * failure prints "fnprof: <cmd>: <path>: <why>" and returns -1, p unchanged. st (may be
+ * NULL) gets the file's fstat. */
+int fnp_cli_load(const char *cmd, const char *path, struct fnp_profile *p, struct stat *st);
+
+#endif

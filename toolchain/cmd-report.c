@@ -1,0 +1,499 @@
+/*
+ * fnprof report: a profile printed the way pstats prints it, byte for byte, as
+ *   pstats.Stats(FILE).sort_stats(KEY, ...).print_stats(N)[.print_callers(N)]
+ *                                                          [.print_callees(N)]
+ * would. Layout, rounding and the order of ties follow CPython's Lib/pstats.py (3.8-3.13
+ * agree), so that tests compare the two outputs whole and users see what they know.
+ */
+#include "cli.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define DEFAULT_LIMIT 20
+#define MAX_KEYS 16
+
+/* The columns of pstats' sort tuples (cc, nc, tt, ct, file, line, name, stdname). */
+enum field { F_PCALLS, F_NCALLS, F_TOTTIME, F_CUMTIME, F_FILE, F_LINE, F_NAME, F_STDNAME };
+
+/* pstats' sort_arg_dict_default: its words, titles and columns. Numbers sort descending,
+ * names and lines ascending. */
+static const struct sort_key {
+    const char *word;
+    const char *title;
+    unsigned char nfields;
+    unsigned char fields[3];
+} sort_keys[] = {
+    {"cumtime", "cumulative time", 1, {F_CUMTIME}},
+    {"cumulative", "cumulative time", 1, {F_CUMTIME}},
+    {"tottime", "internal time", 1, {F_TOTTIME}},
+    {"time", "internal time", 1, {F_TOTTIME}},
+    {"ncalls", "call count", 1, {F_NCALLS}},
+    {"calls", "call count", 1, {F_NCALLS}},
+    {"pcalls", "primitive call count", 1, {F_PCALLS}},
+    {"name", "function name", 1, {F_NAME}},
+    {"file", "file name", 1, {F_FILE}},
+    {"filename", "file name", 1, {F_FILE}},
+    {"module", "file name", 1, {F_FILE}},
+    {"line", "line number", 1, {F_LINE}},
+    {"nfl", "name/file/line", 3, {F_NAME, F_FILE, F_LINE}},
+    {"stdname", "standard name", 1, {F_STDNAME}},
+};
+
+#define NSORT_KEYS (sizeof(sort_keys) / sizeof(sort_keys[0]))
+
+struct report {
+    const struct fnp_profile *p;
+    char **stdname;   /* per function: pstats' func_std_string */
+    size_t *width;    /* its length in characters, as Python's len() counts */
+    size_t max_width; /* pstats' max_name_len */
+    unsigned char fields[3 * MAX_KEYS];
+    size_t nfields, nkeys;
+    char title[MAX_KEYS * 24];
+    uint32_t *order; /* functions, sorted */
+    /* Edges grouped by callee (callers view) and by caller (callees view), each group
+     * sorted by the other end's key; group f spans [start[f], start[f + 1]). */
+    uint32_t *by_callee, *by_caller;
+    size_t *callee_start, *caller_start;
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: fnprof report FILE [--sort KEY]... [--limit N] [--callers] [--callees]\n"
+            "\n"
+            "Prints a pstats file as python3's pstats does: totals, then one line per\n"
+            "function, ncalls shown as total/primitive when they differ.\n"
+            "\n"
+            "Options:\n"
+            "  -s, --sort KEY   order by KEY, descending for numbers: cumtime (default),\n"
+            "                   tottime, ncalls, pcalls, name, file; also pstats' other\n"
+            "                   words (cumulative, time, calls, filename, module, line,\n"
+            "                   nfl, stdname). Repeat to break ties.\n"
+            "  -n, --limit N    print the first N functions (default %d; 0: all)\n"
+            "      --callers    then, for each, the functions that called it\n"
+            "      --callees    then, for each, the functions it called\n"
+            "  -h, --help       show this help\n",
+            DEFAULT_LIMIT);
+}
+
+/* Characters in UTF-8 text: bytes that do not continue a sequence. */
+static size_t text_width(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+/* Python's str.ljust: pads to width characters, never cuts. */
+static void put_ljust(const char *s, size_t w, size_t width)
+{
+    fputs(s, stdout);
+    for (; w < width; w++)
+        putchar(' ');
+}
+
+static char *std_string(const struct fnp_key *k)
+{
+    char *s = NULL;
+    int n;
+    /* pstats prints C functions ('~', 0, '<built-in method x>') as {built-in method x}. */
+    if (!strcmp(k->file, "~") && k->line == 0) {
+        size_t len = strlen(k->name);
+        if (len >= 2 && k->name[0] == '<' && k->name[len - 1] == '>')
+            n = asprintf(&s, "{%.*s}", (int)(len - 2), k->name + 1);
+        else
+            n = asprintf(&s, "%s", k->name);
+    } else {
+        n = asprintf(&s, "%s:%" PRIu32 "(%s)", k->file, k->line, k->name);
+    }
+    return n < 0 ? NULL : s;
+}
+
+static int cmp_u64_desc(uint64_t a, uint64_t b)
+{
+    return a < b ? 1 : a > b ? -1 : 0;
+}
+
+static int cmp_double_desc(double a, double b)
+{
+    return a < b ? 1 : a > b ? -1 : 0;
+}
+
+static int cmp_field(const struct report *r, unsigned field, uint32_t a, uint32_t b)
+{
+    const struct fnp_func *x = &r->p->funcs[a], *y = &r->p->funcs[b];
+    switch (field) {
+    case F_PCALLS:
+        return cmp_u64_desc(x->st.pcalls, y->st.pcalls);
+    case F_NCALLS:
+        return cmp_u64_desc(x->st.ncalls, y->st.ncalls);
+    case F_TOTTIME:
+        return cmp_double_desc(x->st.tottime, y->st.tottime);
+    case F_CUMTIME:
+        return cmp_double_desc(x->st.cumtime, y->st.cumtime);
+    case F_FILE:
+        return strcmp(x->key.file, y->key.file); /* UTF-8 bytes sort as code points do */
+    case F_LINE:
+        return x->key.line < y->key.line ? -1 : x->key.line > y->key.line;
+    case F_NAME:
+        return strcmp(x->key.name, y->key.name);
+    default:
+        return strcmp(r->stdname[a], r->stdname[b]);
+    }
+}
+
+static int cmp_functions(const void *a_, const void *b_, void *r_)
+{
+    const struct report *r = r_;
+    uint32_t a = *(const uint32_t *)a_, b = *(const uint32_t *)b_;
+    for (size_t i = 0; i < r->nfields; i++) {
+        int c = cmp_field(r, r->fields[i], a, b);
+        if (c)
+            return c;
+    }
+    /* list.sort is stable: ties keep the file's order, which is the model's. */
+    return a < b ? -1 : a > b;
+}
+
+/* Python's order of key tuples (file, line, name), as sorted(callers) gives. */
+static int cmp_keys(const struct fnp_key *x, const struct fnp_key *y)
+{
+    int c = strcmp(x->file, y->file);
+    if (c)
+        return c;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static int cmp_by_callee(const void *a_, const void *b_, void *p_)
+{
+    const struct fnp_profile *p = p_;
+    const struct fnp_edge *x = &p->edges[*(const uint32_t *)a_];
+    const struct fnp_edge *y = &p->edges[*(const uint32_t *)b_];
+    if (x->callee != y->callee)
+        return x->callee < y->callee ? -1 : 1;
+    return cmp_keys(&p->funcs[x->caller].key, &p->funcs[y->caller].key);
+}
+
+static int cmp_by_caller(const void *a_, const void *b_, void *p_)
+{
+    const struct fnp_profile *p = p_;
+    const struct fnp_edge *x = &p->edges[*(const uint32_t *)a_];
+    const struct fnp_edge *y = &p->edges[*(const uint32_t *)b_];
+    if (x->caller != y->caller)
+        return x->caller < y->caller ? -1 : 1;
+    return cmp_keys(&p->funcs[x->callee].key, &p->funcs[y->callee].key);
+}
+
+/* Edge indices grouped by one end: sorted, then the start of each function's group. */
+static int group_edges(const struct fnp_profile *p, int by_callee, uint32_t **order, size_t **start)
+{
+    *order = malloc((p->nedges + 1) * sizeof(**order));
+    *start = calloc(p->nfuncs + 1, sizeof(**start));
+    if (!*order || !*start)
+        return -1;
+    for (size_t i = 0; i < p->nedges; i++)
+        (*order)[i] = (uint32_t)i;
+    qsort_r(*order, p->nedges, sizeof(**order), by_callee ? cmp_by_callee : cmp_by_caller,
+            (void *)p);
+    size_t e = 0;
+    for (size_t f = 0; f < p->nfuncs; f++) {
+        (*start)[f] = e;
+        while (e < p->nedges &&
+               (by_callee ? p->edges[(*order)[e]].callee : p->edges[(*order)[e]].caller) == f)
+            e++;
+    }
+    (*start)[p->nfuncs] = e;
+    return 0;
+}
+
+/* Python ints do not overflow: the totals may pass 2^64 in a hostile file. */
+static const char *u128_text(unsigned __int128 v, char *buf, size_t n)
+{
+    char *o = buf + n - 1;
+    *o = '\0';
+    do {
+        *--o = (char)('0' + (int)(v % 10));
+        v /= 10;
+    } while (v);
+    return o;
+}
+
+/* time.ctime(): asctime's layout in local time, without its newline. */
+static void print_file_line(const char *path, const struct stat *st)
+{
+    static const char wday[][4] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+    static const char mon[][4] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                  "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    struct tm tm;
+    time_t t = st->st_mtime;
+    tzset();
+    if (!localtime_r(&t, &tm)) {
+        printf("%s\n\n", path);
+        return;
+    }
+    printf("%s %s%3d %.2d:%.2d:%.2d %d    %s\n\n", wday[tm.tm_wday % 7], mon[tm.tm_mon % 12],
+           tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, 1900 + tm.tm_year, path);
+}
+
+/* print_stats' header: the file, "top level" functions, the totals. */
+static void print_header(const struct report *r, const char *path, const struct stat *st)
+{
+    const struct fnp_profile *p = r->p;
+    print_file_line(path, st);
+    /* pstats lists functions called from ("jprofile", 0, "profiler"), a root old
+     * profilers made up; in the file's order here, where Python's is a set's. */
+    for (size_t i = 0; i < p->nedges; i++) {
+        const struct fnp_key *k = &p->funcs[p->edges[i].caller].key;
+        if (!strcmp(k->file, "jprofile") && k->line == 0 && !strcmp(k->name, "profiler"))
+            printf("         %s\n", p->funcs[p->edges[i].callee].key.name);
+    }
+    unsigned __int128 total = 0, prim = 0;
+    double tt = 0;
+    for (size_t i = 0; i < p->nfuncs; i++) {
+        total += p->funcs[i].st.ncalls;
+        prim += p->funcs[i].st.pcalls;
+        tt += p->funcs[i].st.tottime; /* in the file's order, as Python adds them */
+    }
+    char b1[48], b2[48];
+    printf("         %s function calls ", u128_text(total, b1, sizeof(b1)));
+    if (total != prim)
+        printf("(%s primitive calls) ", u128_text(prim, b2, sizeof(b2)));
+    printf("in %.3f seconds\n\n", tt);
+}
+
+/* get_print_list: the order and restriction lines; returns how many functions to list
+ * and sets the name column's width. */
+static size_t print_list_header(const struct report *r, size_t limit, size_t *width)
+{
+    size_t n = r->p->nfuncs, count = n;
+    printf("   Ordered by: %s\n", r->title);
+    if (limit && limit < n) {
+        printf("   List reduced from %zu to %zu due to restriction <%zu>\n", n, limit, limit);
+        count = limit;
+    }
+    putchar('\n');
+    *width = r->max_width;
+    if (count < n) {
+        *width = 0;
+        for (size_t i = 0; i < count; i++)
+            if (r->width[r->order[i]] > *width)
+                *width = r->width[r->order[i]];
+    }
+    *width += 2;
+    return count;
+}
+
+static void print_stats(const struct report *r, size_t limit)
+{
+    size_t width;
+    size_t count = print_list_header(r, limit, &width);
+    printf("   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n");
+    for (size_t i = 0; i < count; i++) {
+        uint32_t f = r->order[i];
+        const struct fnp_stats *st = &r->p->funcs[f].st;
+        char calls[48];
+        if (st->ncalls != st->pcalls)
+            snprintf(calls, sizeof(calls), "%" PRIu64 "/%" PRIu64, st->ncalls, st->pcalls);
+        else
+            snprintf(calls, sizeof(calls), "%" PRIu64, st->ncalls);
+        printf("%9s %8.3f ", calls, st->tottime);
+        if (st->ncalls)
+            printf("%8.3f ", st->tottime / (double)st->ncalls);
+        else
+            printf("%8s ", "");
+        printf("%8.3f ", st->cumtime);
+        if (st->pcalls)
+            printf("%8.3f ", st->cumtime / (double)st->pcalls);
+        else
+            printf("%8s ", "");
+        printf("%s\n", r->stdname[f]);
+    }
+    printf("\n\n");
+}
+
+/* print_callers / print_callees: each listed function, then the other end of its edges,
+ * one per line, sorted by key. */
+static void print_calls(const struct report *r, size_t limit, int callers)
+{
+    const struct fnp_profile *p = r->p;
+    size_t width;
+    size_t count = print_list_header(r, limit, &width);
+    put_ljust("Function ", 9, width);
+    printf("%s\n", callers ? "was called by..." : "called...");
+    if (p->nedges)
+        printf("%*s    ncalls  tottime  cumtime\n", (int)width, "");
+    const uint32_t *order = callers ? r->by_callee : r->by_caller;
+    const size_t *start = callers ? r->callee_start : r->caller_start;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t f = r->order[i];
+        put_ljust(r->stdname[f], r->width[f], width);
+        printf("%s ", callers ? "<-" : "->");
+        if (start[f] == start[f + 1])
+            putchar('\n');
+        for (size_t e = start[f]; e < start[f + 1]; e++) {
+            const struct fnp_edge *ed = &p->edges[order[e]];
+            uint32_t other = callers ? ed->caller : ed->callee;
+            char calls[48];
+            if (ed->st.ncalls != ed->st.pcalls)
+                snprintf(calls, sizeof(calls), "%" PRIu64 "/%" PRIu64, ed->st.ncalls,
+                         ed->st.pcalls);
+            else
+                snprintf(calls, sizeof(calls), "%" PRIu64, ed->st.ncalls);
+            /* Later lines start under the first one's numbers: width + 1 spaces, and two
+             * more columns for the count than the first line's 7. */
+            if (e > start[f])
+                printf("%*s", (int)width + 1, "");
+            printf("%*s %8.3f %8.3f  %s\n", e > start[f] ? 9 : 7, calls, ed->st.tottime,
+                   ed->st.cumtime, r->stdname[other]);
+        }
+    }
+    printf("\n\n");
+}
+
+/* Returns 0, -1 for an unknown word, -2 past MAX_KEYS. */
+static int add_sort_key(struct report *r, const char *word)
+{
+    for (size_t i = 0; i < NSORT_KEYS; i++) {
+        if (strcmp(word, sort_keys[i].word))
+            continue;
+        /* fields and title are sized for MAX_KEYS of the widest kind. */
+        if (r->nkeys == MAX_KEYS)
+            return -2;
+        r->nkeys++;
+        memcpy(r->fields + r->nfields, sort_keys[i].fields, sort_keys[i].nfields);
+        r->nfields += sort_keys[i].nfields;
+        if (r->title[0])
+            strcat(r->title, ", ");
+        strcat(r->title, sort_keys[i].title);
+        return 0;
+    }
+    return -1;
+}
+
+static void report_free(struct report *r)
+{
+    if (r->stdname)
+        for (size_t i = 0; i < r->p->nfuncs; i++)
+            free(r->stdname[i]);
+    free(r->stdname);
+    free(r->width);
+    free(r->order);
+    free(r->by_callee);
+    free(r->by_caller);
+    free(r->callee_start);
+    free(r->caller_start);
+}
+
+static int report_prepare(struct report *r)
+{
+    const struct fnp_profile *p = r->p;
+    size_t n = p->nfuncs;
+    r->stdname = calloc(n + 1, sizeof(*r->stdname));
+    r->width = calloc(n + 1, sizeof(*r->width));
+    r->order = malloc((n + 1) * sizeof(*r->order));
+    if (!r->stdname || !r->width || !r->order)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        r->stdname[i] = std_string(&p->funcs[i].key);
+        if (!r->stdname[i])
+            return -1;
+        r->width[i] = text_width(r->stdname[i]);
+        if (r->width[i] > r->max_width)
+            r->max_width = r->width[i];
+        r->order[i] = (uint32_t)i;
+    }
+    qsort_r(r->order, n, sizeof(*r->order), cmp_functions, r);
+    if (group_edges(p, 1, &r->by_callee, &r->callee_start) ||
+        group_edges(p, 0, &r->by_caller, &r->caller_start))
+        return -1;
+    return 0;
+}
+
+static int parse_limit(const char *s, size_t *out)
+{
+    if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 18)
+        return -1;
+    *out = (size_t)strtoull(s, NULL, 10);
+    return 0;
+}
+
+int fnp_cmd_report(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"sort", required_argument, NULL, 's'}, {"limit", required_argument, NULL, 'n'},
+        {"callers", no_argument, NULL, 'C'},    {"callees", no_argument, NULL, 'E'},
+        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+    };
+    struct report r = {0};
+    size_t limit = DEFAULT_LIMIT;
+    int callers = 0, callees = 0, c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":s:n:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 's': {
+            int bad = add_sort_key(&r, optarg);
+            if (bad == -1)
+                return fnp_cli_usage_error("report", "unknown sort key '%s'", optarg);
+            if (bad)
+                return fnp_cli_usage_error("report", "more than %d sort keys", MAX_KEYS);
+            break;
+        }
+        case 'n':
+            if (parse_limit(optarg, &limit))
+                return fnp_cli_usage_error("report", "--limit wants a count, not '%s'", optarg);
+            break;
+        case 'C':
+            callers = 1;
+            break;
+        case 'E':
+            callees = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return FNP_EXIT_OK;
+        case ':':
+            return fnp_cli_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
+        default:
+            if (optopt)
+                return fnp_cli_usage_error("report", "unknown option '-%c'", optopt);
+            return fnp_cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind == argc)
+        return fnp_cli_usage_error("report", "no profile given");
+    if (argc - optind > 1)
+        return fnp_cli_usage_error("report", "one profile at a time (fnprof merge adds them)");
+    if (!r.nfields)
+        add_sort_key(&r, "cumtime");
+    const char *path = argv[optind];
+
+    struct fnp_profile p;
+    struct stat st;
+    fnp_profile_init(&p);
+    if (fnp_cli_load("report", path, &p, &st))
+        return FNP_EXIT_FAILURE;
+    r.p = &p;
+    int rc = FNP_EXIT_OK;
+    if (report_prepare(&r)) {
+        fnp_cli_error("report", "%s: out of memory", path);
+        rc = FNP_EXIT_FAILURE;
+    } else {
+        print_header(&r, path, &st);
+        print_stats(&r, limit);
+        if (callers)
+            print_calls(&r, limit, 1);
+        if (callees)
+            print_calls(&r, limit, 0);
+    }
+    report_free(&r);
+    fnp_profile_free(&p);
+    return rc;
+}

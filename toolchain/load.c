@@ -1,0 +1,91 @@
+/*
+ * Reading profiles from files for the subcommands: the whole file into memory, then
+ * fnp_pstats_read, with errors turned into the command's one-line messages.
+ */
+#include "cli.h"
+#include "pstats_read.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Reads fd to its end into a malloc'd buffer. st_size is only a hint: /proc files and
+ * pipes say 0. Stops one byte past the reader's limit, so that the reader says why. */
+static int read_all(int fd, const struct stat *st, char **out, size_t *len)
+{
+    size_t cap = st->st_size > 0 && (uint64_t)st->st_size <= FNP_MARSHAL_MAX_INPUT
+                     ? (size_t)st->st_size + 1
+                     : 64 * 1024;
+    size_t n = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return -ENOMEM;
+    for (;;) {
+        if (n == cap) {
+            if (cap > FNP_MARSHAL_MAX_INPUT)
+                break;
+            char *b = realloc(buf, cap * 2);
+            if (!b) {
+                free(buf);
+                return -ENOMEM;
+            }
+            buf = b;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            int rc = -errno;
+            free(buf);
+            return rc;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+int fnp_cli_load(const char *cmd, const char *path, struct fnp_profile *p, struct stat *st)
+{
+    struct stat sb;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        fnp_cli_error(cmd, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    char *data = NULL;
+    size_t len = 0;
+    int rc = fstat(fd, &sb) ? -errno : 0;
+    /* read(2) on a directory fails with EISDIR anyway; saying so first is clearer. */
+    if (!rc && S_ISDIR(sb.st_mode))
+        rc = -EISDIR;
+    if (!rc && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size > FNP_MARSHAL_MAX_INPUT)
+        rc = -EFBIG;
+    if (!rc)
+        rc = read_all(fd, &sb, &data, &len);
+    close(fd);
+    if (rc) {
+        fnp_cli_error(cmd, "%s: %s", path, strerror(-rc));
+        return -1;
+    }
+    char why[512];
+    rc = fnp_pstats_read(p, data, len, why, sizeof(why));
+    free(data);
+    if (rc == -ENOMEM || rc == -EFBIG) {
+        fnp_cli_error(cmd, "%s: %s", path, strerror(-rc));
+        return -1;
+    }
+    if (rc) {
+        fnp_cli_error(cmd, "%s: not a valid pstats file: %s", path, why);
+        return -1;
+    }
+    if (st)
+        *st = sb;
+    return 0;
+}

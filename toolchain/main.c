@@ -1,0 +1,110 @@
+/*
+ * fnprof: the command. Dispatches to one cmd-<name>.c per subcommand (uftrace cmds/).
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifndef FNPROF_VERSION_STRING
+#error "the build passes FNPROF_VERSION_STRING, the CMake project version"
+#endif
+
+static const struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"report", fnp_cmd_report, "print a profile the way python3 -m pstats does"},
+    {"run", fnp_cmd_run, "run a program with libfnprof.so preloaded"},
+    {"merge", fnp_cmd_merge, "add profiles together, like pstats.Stats(a, b)"},
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+void fnp_cli_error(const char *cmd, const char *fmt, ...)
+{
+    /* Built whole, then written once: one line even if something else writes to stderr. */
+    char line[1024];
+    int n = cmd ? snprintf(line, sizeof(line), "fnprof: %s: ", cmd)
+                : snprintf(line, sizeof(line), "fnprof: ");
+    va_list ap;
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < sizeof(line))
+        vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s\n", line);
+}
+
+int fnp_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (cmd)
+        fnp_cli_error(cmd, "%s (see 'fnprof %s --help')", msg, cmd);
+    else
+        fnp_cli_error(NULL, "%s (see 'fnprof --help')", msg);
+    return FNP_EXIT_USAGE;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: fnprof <command> [options] [arguments]\n"
+                 "       fnprof --help | --version\n"
+                 "\n"
+                 "A deterministic function profiler for C and C++ that writes Python pstats\n"
+                 "files (snakeviz, gprof2dot, pyprof2calltree and pstats read them).\n"
+                 "\n"
+                 "Commands:\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\n"
+                 "'fnprof <command> --help' describes a command.\n");
+}
+
+static int dispatch(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return FNP_EXIT_USAGE;
+    }
+    const char *arg = argv[1];
+    if (!strcmp(arg, "--help") || !strcmp(arg, "-h") || !strcmp(arg, "help")) {
+        /* "fnprof help report" is "fnprof report --help". */
+        if (!strcmp(arg, "help") && argc > 2) {
+            char *help_argv[] = {argv[2], "--help", NULL};
+            for (size_t i = 0; i < NCOMMANDS; i++)
+                if (!strcmp(argv[2], commands[i].name))
+                    return commands[i].run(2, help_argv);
+            return fnp_cli_usage_error(NULL, "unknown command '%s'", argv[2]);
+        }
+        usage(stdout);
+        return FNP_EXIT_OK;
+    }
+    if (!strcmp(arg, "--version") || !strcmp(arg, "-V")) {
+        printf("fnprof %s\n", FNPROF_VERSION_STRING);
+        return FNP_EXIT_OK;
+    }
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(arg, commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    if (arg[0] == '-')
+        return fnp_cli_usage_error(NULL, "unknown option '%s'", arg);
+    return fnp_cli_usage_error(NULL, "unknown command '%s'", arg);
+}
+
+int main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+    /* A report piped into a full disk must not exit 0 (coreutils' close_stdout). */
+    if (fflush(stdout) || ferror(stdout)) {
+        fnp_cli_error(NULL, "standard output: %s", strerror(errno));
+        rc = FNP_EXIT_FAILURE;
+    }
+    return rc;
+}
