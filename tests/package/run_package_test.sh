@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs fnprof from the build tree into a scratch prefix, builds a consumer project
+# with find_package(fnprof) + fnprof_instrument(), and checks both of its programs (libfnprof.so
+# and libfnprof.a) write a profile naming square() with 10 calls.
+set -euo pipefail
+build=$1 src=$(cd "$(dirname "$0")" && pwd) python=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+cmake -S "$src" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
+cmake --build "$tmp/consumer" >/dev/null
+for prog in consumer consumer_static; do
+    out=$(cd "$tmp" && PROF_OUTPUT=$prog.prof PROF_QUIET=1 LD_LIBRARY_PATH="$tmp/prefix/lib" \
+          "$tmp/consumer/$prog")
+    [ "$out" = "285 0.1.0" ] || { echo "FAIL: $prog printed '$out'"; exit 1; }
+    "$python" - "$tmp/$prog.prof" "$src/main.c" <<'PY'
+import pstats, sys
+stats = pstats.Stats(sys.argv[1]).stats
+key = (sys.argv[2], 5, "square")
+assert key in stats, f"no {key} in {list(stats)}"
+assert stats[key][:2] == (10, 10), stats[key]
+assert stats[key][4] == {(sys.argv[2], 10, "main"): (10, 10, stats[key][2], stats[key][3])}, stats[key]
+PY
+done
+# The installed fnprof command finds the installed libfnprof.so.
+"$tmp/prefix/bin/fnprof" run -o "$tmp/run.prof" --quiet -- "$tmp/consumer/consumer" >/dev/null
+"$tmp/prefix/bin/fnprof" report "$tmp/run.prof" | grep -q "main.c:5(square)"
+echo "package test passed"
