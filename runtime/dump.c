@@ -8,6 +8,7 @@
  * released, so loading the symbolizer there is safe.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,8 +228,10 @@ int fnp_dump(const char *path, int quiet)
         uint64_t calls = 0;
         for (size_t i = 0; i < snap.n; i++)
             calls += snap.nodes[i].ncalls;
-        fnp_log("wrote %s (%zu functions, %llu calls, %zu thread%s)", path, prof.nfuncs,
-                (unsigned long long)calls, snap.threads, snap.threads == 1 ? "" : "s");
+        uint64_t threads = fnp_thread_count();
+        fnp_log("wrote %s (%zu functions, %llu calls, %llu thread%s)", path, prof.nfuncs,
+                (unsigned long long)calls, (unsigned long long)threads,
+                threads == 1 ? "" : "s");
     }
 out:
     if (rc == -ENOMEM)
@@ -241,8 +244,19 @@ out:
     return rc;
 }
 
+/* A forked child writes its own profile, of what it does from now on, to its own file. */
+static void fnp_forked_child(void)
+{
+    if (!__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED))
+        return;
+    fnp_config.child = 1;
+    fnp_thread_after_fork(fnp_clock_now());
+}
+
 __attribute__((constructor)) static void fnp_load(void)
 {
+    /* The wrappers of interpose.c are live whether or not anything is recorded. */
+    fnp_interpose_init();
     if (fnp_env_load()) {
         fnp_log("PROF_OUTPUT: cannot resolve the path: %s", strerror(errno));
         return;
@@ -251,6 +265,7 @@ __attribute__((constructor)) static void fnp_load(void)
         return;
     fnp_clock_init(fnp_config.timer);
     fnp_symload_init();
+    pthread_atfork(NULL, NULL, fnp_forked_child);
     __atomic_store_n(&fnp_recording, 1, __ATOMIC_RELEASE);
 }
 

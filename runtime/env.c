@@ -7,6 +7,11 @@
  *                chdir later); "%p" becomes the process id, "%%" a percent sign.
  *   PROF_QUIET   "1": no line on stderr when the profile is written (errors still are).
  *   PROF_TIMER   auto (default), tsc, monotonic.
+ *   PROF_OWNER   set by fnprof itself, not by users: "<pid>:<absolute PROF_OUTPUT>" of the
+ *                process that writes PROF_OUTPUT as named. It is inherited by every process
+ *                started below that one (fork, exec, system, posix_spawn), and those write
+ *                PROF_OUTPUT.<pid> instead, so no process overwrites another's profile.
+ *                A PROF_OUTPUT with %p names every process's file already.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -34,7 +39,21 @@ int fnp_env_load(void)
             fnp_config.output = NULL;
         free(cwd);
     }
-    return fnp_config.output ? 0 : -errno;
+    if (!fnp_config.output)
+        return -errno;
+    fnp_config.has_pid = strstr(fnp_config.output, "%p") != NULL;
+
+    char *mark;
+    if (asprintf(&mark, "%d:%s", (int)getpid(), fnp_config.output) < 0)
+        return 0;
+    const char *owner = secure_getenv("PROF_OWNER");
+    const char *colon = owner ? strchr(owner, ':') : NULL;
+    if (colon && strcmp(colon + 1, fnp_config.output) == 0 && atoi(owner) != (int)getpid())
+        fnp_config.child = 1; /* someone above us writes this path */
+    else
+        setenv("PROF_OWNER", mark, 1);
+    free(mark);
+    return 0;
 }
 
 char *fnp_env_output_path(void)
@@ -61,5 +80,11 @@ char *fnp_env_output_path(void)
         }
     }
     out[n] = 0;
+    if (fnp_config.child && !fnp_config.has_pid) {
+        char *suffixed;
+        int rc = asprintf(&suffixed, "%s.%s", out, pid);
+        free(out);
+        return rc < 0 ? NULL : suffixed;
+    }
     return out;
 }

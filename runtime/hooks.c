@@ -19,7 +19,7 @@ FNP_HOOK void __cyg_profile_func_enter(void *fn, void *call_site)
     struct fnp_thread *t = fnp_tls;
     if (FNP_UNLIKELY(!t) && !(t = fnp_thread_attach()))
         return;
-    fnp_cct_enter(t, (uintptr_t)fn, fnp_clock_now());
+    fnp_cct_enter(t, (uintptr_t)fn, fnp_clock_now(), (uintptr_t)__builtin_frame_address(0));
 }
 
 FNP_HOOK void __cyg_profile_func_exit(void *fn, void *call_site)

@@ -44,7 +44,8 @@ struct fnp_node {
 /* An open call on a thread's shadow stack. */
 struct fnp_frame {
     struct fnp_node *node;
-    uint64_t t0; /* clock at entry */
+    uint64_t t0;  /* clock at entry */
+    uintptr_t sp; /* the hook's frame address: below every callee's, above every caller's */
 };
 
 /* A block of nodes carved by bumping a pointer; grown by mmap on the cold path. */
@@ -65,7 +66,8 @@ struct fnp_thread {
     struct fnp_frame *frames; /* shared: published with release when grown */
     struct fnp_node root;     /* shared: children are this thread's outermost calls */
     uint32_t busy;            /* owner: inside the cold path (node creation); see hooks.c */
-    uint32_t pad_;
+    uint32_t in_use;          /* shared: 1 while a live thread owns this state; a thread that
+                                 ends releases it for the next new thread (thread.c) */
     /* owner: (parent, fn) -> node, open addressing */
     struct fnp_node **table;
     size_t table_mask;
@@ -90,13 +92,17 @@ int fnp_cct_grow_stack(struct fnp_thread *t);
  * above fn's (their exits were skipped) and fn's own at now; an exit with no open fn
  * is counted and ignored. */
 void fnp_cct_exit_mismatch(struct fnp_thread *t, uintptr_t fn, uint64_t now);
+/* Closes at now every open frame whose sp is below sp: the stack was cut back to sp by a
+ * longjmp or a caught exception, and their exit hooks will never run. */
+void fnp_cct_unwind(struct fnp_thread *t, uintptr_t sp, uint64_t now);
 
 /* The child for fn of the current node, counted as one more call, and its frame pushed.
  * Async-signal reentrancy: the frame is filled before depth is published, and rewritten
  * after, because a signal handler arriving in between pushes and pops its own frames in
  * the same slot (it cannot touch the slot once depth is published). ncalls is bumped
  * after publishing, so a handler never increments the same node concurrently. */
-static inline FNP_NOINSTR void fnp_cct_enter(struct fnp_thread *t, uintptr_t fn, uint64_t now)
+static inline FNP_NOINSTR void fnp_cct_enter(struct fnp_thread *t, uintptr_t fn, uint64_t now,
+                                              uintptr_t sp)
 {
     uint32_t d = t->depth;
     if (FNP_UNLIKELY(d >= t->cap) && fnp_cct_grow_stack(t)) {
@@ -114,10 +120,12 @@ static inline FNP_NOINSTR void fnp_cct_enter(struct fnp_thread *t, uintptr_t fn,
     struct fnp_frame *f = &t->frames[d];
     __atomic_store_n(&f->node, n, __ATOMIC_RELAXED);
     __atomic_store_n(&f->t0, now, __ATOMIC_RELAXED);
+    f->sp = sp;
     __atomic_store_n(&t->depth, d + 1, __ATOMIC_RELEASE);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     __atomic_store_n(&f->node, n, __ATOMIC_RELAXED);
     __atomic_store_n(&f->t0, now, __ATOMIC_RELAXED);
+    f->sp = sp;
     __atomic_store_n(&n->ncalls, n->ncalls + 1, __ATOMIC_RELAXED);
 }
 
@@ -157,6 +165,13 @@ extern __thread struct fnp_thread *fnp_tls __attribute__((tls_model("initial-exe
 struct fnp_thread *fnp_thread_attach(void);
 /* Every thread state ever registered, newest first (acquire load of the list head). */
 struct fnp_thread *fnp_thread_list(void);
+/* Threads that recorded a call since the profile began (states are reused, so this is
+ * not the length of the list). */
+uint64_t fnp_thread_count(void);
+/* In a forked child: a profile of its own. Forgets every thread state (the parent's
+ * threads do not exist here) and gives the calling thread a new one whose open frames
+ * repeat the ones it had, each counted as one call starting now. */
+void fnp_thread_after_fork(uint64_t now);
 
 /* ---- clock.c ------------------------------------------------------------------------ */
 
@@ -202,13 +217,17 @@ struct fnp_config {
     char *output;      /* PROF_OUTPUT made absolute at load; NULL: fnprof stays inert */
     int quiet;         /* PROF_QUIET=1: no line on success */
     const char *timer; /* PROF_TIMER: auto, tsc, monotonic */
+    int has_pid;       /* output contains %p: every process has its own name already */
+    int child;         /* not the process that owns output (forked, or PROF_OWNER says
+                          so): the file gets a .PID suffix unless has_pid */
 };
 
 extern struct fnp_config fnp_config;
 
 /* Reads the environment (secure_getenv: a setuid program ignores it). 0 or -errno. */
 int fnp_env_load(void);
-/* The output path for this process: %p expanded to the pid. Caller frees. */
+/* The output path for this process: %p expanded to the pid, ".PID" appended in a child
+ * (see PROF_OWNER in env.c). Caller frees; NULL when unset or out of memory. */
 char *fnp_env_output_path(void);
 
 /* ---- log.c -------------------------------------------------------------------------- */
@@ -263,6 +282,11 @@ struct fnp_symbolizer_api {
 void fnp_symload_init(void);
 /* Fills api; 0, or -ENOENT with a message logged once when the symbolizer cannot load. */
 int fnp_symload_get(struct fnp_symbolizer_api *api);
+
+/* ---- interpose.c ------------------------------------------------------------------ */
+
+/* Finds the real longjmp family (before main: never from a wrapper). */
+void fnp_interpose_init(void);
 
 /* ---- dump.c ------------------------------------------------------------------------- */
 

@@ -16,22 +16,42 @@ __thread struct fnp_thread *fnp_tls __attribute__((tls_model("initial-exec")));
 
 /* Head of every thread state ever made: pushed with a release CAS on the cold path. */
 static struct fnp_thread *thread_list;
+/* Threads that recorded calls: bumped once per attach. */
+static uint64_t threads_started;
 
 static pthread_key_t exit_key;
 static int exit_key_ok;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
-/* A thread that ends inside instrumented code (pthread_exit from deep down) leaves frames
- * open: they end when the thread does, not when the process does. */
+/*
+ * A thread ends: frames it left open (pthread_exit from deep down) end now, and its state
+ * goes back for the next new thread to continue. Its tree stays, so nothing is lost: the
+ * next thread's calls merge into it as a thread's trees are merged at dump time anyway.
+ * That bounds memory by the threads alive at once, not by the threads ever started.
+ * Should the dying thread run instrumented code after this (a later TLS destructor), it
+ * attaches again, and glibc calls this destructor once more.
+ */
 static FNP_NOINSTR void thread_ended(void *arg)
 {
     struct fnp_thread *t = arg;
-    uint64_t now = fnp_clock_now();
-    for (uint32_t d = t->depth; d > 0; d--) {
-        struct fnp_node *n = t->frames[d - 1].node;
-        __atomic_store_n(&n->ticks, n->ticks + (now - t->frames[d - 1].t0), __ATOMIC_RELAXED);
+    fnp_cct_unwind(t, UINTPTR_MAX, fnp_clock_now());
+    t->skipped = 0;
+    fnp_tls = NULL;
+    __atomic_store_n(&t->in_use, 0, __ATOMIC_RELEASE);
+}
+
+/* A released state, taken; NULL if none. A state is taken by one CAS on in_use, so two
+ * new threads never share one. */
+static FNP_NOINSTR struct fnp_thread *reuse_state(void)
+{
+    for (struct fnp_thread *t = fnp_thread_list(); t; t = t->next) {
+        uint32_t free_ = 0;
+        if (__atomic_load_n(&t->in_use, __ATOMIC_RELAXED) == 0 &&
+            __atomic_compare_exchange_n(&t->in_use, &free_, 1, 0, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED))
+            return t;
     }
-    __atomic_store_n(&t->depth, 0, __ATOMIC_RELEASE);
+    return NULL;
 }
 
 static FNP_NOINSTR void make_exit_key(void)
@@ -44,7 +64,13 @@ FNP_COLD struct fnp_thread *fnp_thread_attach(void)
     if (!__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED))
         return NULL;
     int saved = errno;
-    struct fnp_thread *t = fnp_pages(sizeof(*t));
+    pthread_once(&exit_key_once, make_exit_key);
+    struct fnp_thread *t = reuse_state();
+    if (t) {
+        t->tid = (int)syscall(SYS_gettid);
+        goto attached;
+    }
+    t = fnp_pages(sizeof(*t));
     struct fnp_frame *frames = fnp_pages(FIRST_FRAMES * sizeof(*frames));
     if (!t || !frames) {
         errno = saved;
@@ -53,16 +79,17 @@ FNP_COLD struct fnp_thread *fnp_thread_attach(void)
     t->frames = frames;
     t->cap = FIRST_FRAMES;
     t->tid = (int)syscall(SYS_gettid);
-    /* The main thread's state is made before main() and is never destroyed by a key. */
-    pthread_once(&exit_key_once, make_exit_key);
-    if (exit_key_ok)
-        pthread_setspecific(exit_key, t);
-
+    t->in_use = 1;
     struct fnp_thread *head = __atomic_load_n(&thread_list, __ATOMIC_RELAXED);
     do {
         t->next = head;
     } while (!__atomic_compare_exchange_n(&thread_list, &head, t, 1, __ATOMIC_RELEASE,
                                           __ATOMIC_RELAXED));
+attached:
+    /* The main thread never runs key destructors: exit() ends it, and the dump reads it. */
+    if (exit_key_ok)
+        pthread_setspecific(exit_key, t);
+    __atomic_add_fetch(&threads_started, 1, __ATOMIC_RELAXED);
     fnp_tls = t;
     errno = saved;
     return t;
@@ -71,4 +98,25 @@ FNP_COLD struct fnp_thread *fnp_thread_attach(void)
 FNP_NOINSTR struct fnp_thread *fnp_thread_list(void)
 {
     return __atomic_load_n(&thread_list, __ATOMIC_ACQUIRE);
+}
+
+FNP_NOINSTR uint64_t fnp_thread_count(void)
+{
+    return __atomic_load_n(&threads_started, __ATOMIC_RELAXED);
+}
+
+FNP_NOINSTR void fnp_thread_after_fork(uint64_t now)
+{
+    struct fnp_thread *old = fnp_tls;
+    /* The parent's states stay mapped (copy-on-write pages nobody touches) but unlisted. */
+    __atomic_store_n(&thread_list, NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&threads_started, 0, __ATOMIC_RELAXED);
+    fnp_tls = NULL;
+    if (!old || old->depth == 0)
+        return;
+    struct fnp_thread *t = fnp_thread_attach();
+    if (!t)
+        return;
+    for (uint32_t i = 0; i < old->depth; i++)
+        fnp_cct_enter(t, old->frames[i].node->fn, now, old->frames[i].sp);
 }

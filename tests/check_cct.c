@@ -18,7 +18,8 @@ enum { MAIN = 0x1000, FIB = 0x2000, A = 0x3000, B = 0x4000, F = 0x5000, G = 0x60
 
 static void enter(uintptr_t fn)
 {
-    fnp_cct_enter(T, fn, clk);
+    /* a stack growing down, 64 bytes a frame */
+    fnp_cct_enter(T, fn, clk, ((uintptr_t)1 << 40) - 64 * (uintptr_t)T->depth);
 }
 
 static void leave(uintptr_t fn)
@@ -219,6 +220,33 @@ START_TEST(skipped_exits_close_with_the_enclosing_function)
 }
 END_TEST
 
+START_TEST(unwind_closes_the_frames_below_the_landing_point)
+{
+    enter(MAIN);
+    enter(F);
+    uintptr_t landing = T->frames[T->depth - 1].sp; /* f catches, or setjmp'd */
+    clk += 1;
+    enter(G);
+    enter(A);
+    clk += 2;
+    fnp_cct_unwind(T, landing, clk); /* thrown from a, caught in f */
+    ck_assert_uint_eq(T->depth, 2);
+    clk += 4;
+    enter(B); /* f goes on and calls b: b is f's child, not a's */
+    leave(B);
+    leave(F);
+    leave(MAIN);
+    ck_assert_uint_eq(T->unmatched, 0);
+    struct fnp_profile p;
+    derive(&p, clk);
+    ck_stats(func(&p, "f"), 1, 1, 5, 7);
+    ck_stats(func(&p, "g"), 1, 1, 0, 2);
+    ck_stats(func(&p, "a"), 1, 1, 2, 2);
+    ck_stats(edge(&p, "f", "b"), 1, 1, 0, 0);
+    fnp_profile_free(&p);
+}
+END_TEST
+
 START_TEST(exit_without_entry_is_counted_and_ignored)
 {
     leave(F);
@@ -295,6 +323,7 @@ int main(void)
     tcase_add_test(tc, open_calls_are_closed_at_the_snapshot);
     tcase_add_test(tc, skipped_exits_close_with_the_enclosing_function);
     tcase_add_test(tc, exit_without_entry_is_counted_and_ignored);
+    tcase_add_test(tc, unwind_closes_the_frames_below_the_landing_point);
     tcase_add_test(tc, wide_tree_keeps_every_child);
     tcase_add_test(tc, deep_recursion_grows_the_stack);
     suite_add_tcase(s, tc);
