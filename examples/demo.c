@@ -157,8 +157,7 @@ int main(void)
     count_corpus(t, 42);
     int n = compact(t);
     quicksort(t->slots, n);
-    printf("%d distinct words; most frequent: %s (%u)\n", n, t->slots[0].word,
-           t->slots[0].count);
+    printf("%d distinct words; most frequent: %s (%u)\n", n, t->slots[0].word, t->slots[0].count);
 
     long total = 0;
     for (int i = 0; i < 2000; i++)

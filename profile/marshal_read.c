@@ -10,8 +10,6 @@
  * None, True, False, Ellipsis, StopIteration and references themselves never get one, even
  * when flagged, since CPython ignores the flag there.
  */
-#include "pstats_read.h"
-
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
@@ -19,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "pstats_read.h"
 
 #define FLAG_REF 0x80
 #define NO_PAIR UINT32_MAX

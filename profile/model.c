@@ -64,8 +64,8 @@ static int key_equal(const struct fnp_key *a, const struct fnp_key *b)
 
 /* Rebuilds a slot table of twice the needed size; slots hold indices, so growing the
  * function or edge arrays never invalidates them. */
-static int rehash(uint32_t **slots, size_t *mask, size_t count, uint64_t (*hash)(const void *, size_t),
-                  const void *items)
+static int rehash(uint32_t **slots, size_t *mask, size_t count,
+                  uint64_t (*hash)(const void *, size_t), const void *items)
 {
     size_t cap = 16;
     while (cap < count * 2 + 2)

@@ -23,11 +23,11 @@ struct fnp_key {
 
 /* cProfile's numbers for a function, or for one caller->callee edge. */
 struct fnp_stats {
-    uint64_t ncalls;  /* every call */
-    uint64_t pcalls;  /* primitive calls: no other activation (of the function, or of the
-                         edge) was open when it started */
-    double tottime;   /* seconds spent in the function itself */
-    double cumtime;   /* seconds including callees, over primitive calls only */
+    uint64_t ncalls; /* every call */
+    uint64_t pcalls; /* primitive calls: no other activation (of the function, or of the
+                        edge) was open when it started */
+    double tottime;  /* seconds spent in the function itself */
+    double cumtime;  /* seconds including callees, over primitive calls only */
 };
 
 struct fnp_func {
@@ -96,9 +96,9 @@ int fnp_profile_merge(struct fnp_profile *a, const struct fnp_profile *b);
 /* ---- sink.c: where writers put bytes ----------------------------------------------- */
 
 struct fnp_sink {
-    int fd;        /* file sink: buffered writes to fd; -1 for a memory sink */
-    int err;       /* first error (negative errno); later writes are dropped */
-    char *buf;     /* caller frees with fnp_sink_free for memory sinks */
+    int fd;    /* file sink: buffered writes to fd; -1 for a memory sink */
+    int err;   /* first error (negative errno); later writes are dropped */
+    char *buf; /* caller frees with fnp_sink_free for memory sinks */
     size_t len;
     size_t cap;
     uint64_t total; /* bytes accepted so far */

@@ -9,10 +9,10 @@
 #ifndef FNPROF_PSTATS_READ_H
 #define FNPROF_PSTATS_READ_H
 
-#include "profile.h"
-
 #include <stddef.h>
 #include <stdint.h>
+
+#include "profile.h"
 
 /* ---- marshal_read.c: Python's marshal format, any version CPython 3 writes ----------- */
 

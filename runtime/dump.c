@@ -51,8 +51,7 @@ static int64_t address_func(struct fnp_profile *p, const char *object, uint64_t 
 }
 
 /* Names every distinct address of the snapshot: addrs (sorted, unique) -> funcs[i]. */
-static int name_functions(struct fnp_profile *p, const uint64_t *addrs, size_t n,
-                          uint32_t *funcs)
+static int name_functions(struct fnp_profile *p, const uint64_t *addrs, size_t n, uint32_t *funcs)
 {
     struct fnp_modmap map;
     int rc = fnp_modmap_load(&map);
@@ -149,8 +148,7 @@ static int build_tree(struct fnp_profile *p, const struct fnp_snapshot *s, const
         free(nodes);
         return (int)root;
     }
-    nodes[0] = (struct fnp_tree_node){.func = (uint32_t)root, .parent = FNP_NO_PARENT,
-                                      .ncalls = 1};
+    nodes[0] = (struct fnp_tree_node){.func = (uint32_t)root, .parent = FNP_NO_PARENT, .ncalls = 1};
     for (size_t i = 0; i < s->n; i++) {
         if (body[i].parent == UINT32_MAX) {
             body[i].parent = 0;
@@ -230,8 +228,7 @@ int fnp_dump(const char *path, int quiet)
             calls += snap.nodes[i].ncalls;
         uint64_t threads = fnp_thread_count();
         fnp_log("wrote %s (%zu functions, %llu calls, %llu thread%s)", path, prof.nfuncs,
-                (unsigned long long)calls, (unsigned long long)threads,
-                threads == 1 ? "" : "s");
+                (unsigned long long)calls, (unsigned long long)threads, threads == 1 ? "" : "s");
     }
 out:
     if (rc == -ENOMEM)

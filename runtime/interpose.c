@@ -60,14 +60,14 @@ static FNP_NOINSTR void cut_to_jmpbuf(const void *env)
 #endif
 }
 
-#define JUMP_WRAPPER(name, real)                                                              \
-    FNP_WRAP __attribute__((noreturn)) void name(void *env, int val)                          \
-    {                                                                                         \
-        cut_to_jmpbuf(env);                                                                   \
-        if (!real)                                                                            \
-            fnp_interpose_init();                                                             \
-        real(env, val);                                                                       \
-        __builtin_unreachable();                                                              \
+#define JUMP_WRAPPER(name, real)                                                                   \
+    FNP_WRAP __attribute__((noreturn)) void name(void *env, int val)                               \
+    {                                                                                              \
+        cut_to_jmpbuf(env);                                                                        \
+        if (!real)                                                                                 \
+            fnp_interpose_init();                                                                  \
+        real(env, val);                                                                            \
+        __builtin_unreachable();                                                                   \
     }
 
 JUMP_WRAPPER(longjmp, real_longjmp)

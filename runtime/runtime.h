@@ -31,7 +31,7 @@
  * lives. 64 bytes: one cache line.
  */
 struct fnp_node {
-    uintptr_t fn;                 /* function entry address; 0 for a thread's root */
+    uintptr_t fn; /* function entry address; 0 for a thread's root */
     struct fnp_node *parent;
     struct fnp_node *hot;         /* the child entered last: the likely next one */
     struct fnp_node *first_child; /* published with release */
@@ -74,11 +74,11 @@ struct fnp_thread {
     size_t table_count;
     struct fnp_arena arena;
     /* shared counters, reported by dump.c */
-    uint64_t nodes;         /* nodes created */
-    uint64_t dropped_calls; /* calls not recorded (signal handler during node creation, out
-                               of memory) */
-    uint64_t unmatched;     /* exits with no matching enter (skipped by longjmp etc.) */
-    uint64_t skipped;       /* owner: enters dropped whose exits are still to come */
+    uint64_t nodes;          /* nodes created */
+    uint64_t dropped_calls;  /* calls not recorded (signal handler during node creation, out
+                                of memory) */
+    uint64_t unmatched;      /* exits with no matching enter (skipped by longjmp etc.) */
+    uint64_t skipped;        /* owner: enters dropped whose exits are still to come */
     struct fnp_thread *next; /* shared: the global list, immutable once pushed */
     int tid;
 };
@@ -102,7 +102,7 @@ void fnp_cct_unwind(struct fnp_thread *t, uintptr_t sp, uint64_t now);
  * the same slot (it cannot touch the slot once depth is published). ncalls is bumped
  * after publishing, so a handler never increments the same node concurrently. */
 static inline FNP_NOINSTR void fnp_cct_enter(struct fnp_thread *t, uintptr_t fn, uint64_t now,
-                                              uintptr_t sp)
+                                             uintptr_t sp)
 {
     uint32_t d = t->depth;
     if (FNP_UNLIKELY(d >= t->cap) && fnp_cct_grow_stack(t)) {
@@ -273,8 +273,8 @@ struct fnp_symbol;
  * libfnprof.so. */
 struct fnp_symbolizer_api {
     struct fnp_symbolizer *(*create)(void (*warn)(void *, const char *), void *ctx);
-    int (*resolve)(struct fnp_symbolizer *s, const char *module, const uint64_t *addrs,
-                   size_t n, struct fnp_symbol *out);
+    int (*resolve)(struct fnp_symbolizer *s, const char *module, const uint64_t *addrs, size_t n,
+                   struct fnp_symbol *out);
     void (*destroy)(struct fnp_symbolizer *s);
 };
 

@@ -67,8 +67,7 @@ int fnp_symload_get(struct fnp_symbolizer_api *api)
     api->resolve = (fnp_symbolizer_resolve_fn)dlsym(h, "fnp_symbolizer_resolve");
     api->destroy = (fnp_symbolizer_free_fn)dlsym(h, "fnp_symbolizer_free");
     if (!api->create || !api->resolve || !api->destroy) {
-        fnp_log("%s: symbolizer entry points missing; functions are named by address",
-                module_path);
+        fnp_log("%s: symbolizer entry points missing; functions are named by address", module_path);
         return -ENOENT;
     }
     return 0;

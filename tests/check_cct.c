@@ -104,13 +104,13 @@ static const struct fnp_stats *edge(const struct fnp_profile *p, const char *cal
     return NULL;
 }
 
-#define ck_stats(st, nc, pc, tt, ct)                                                          \
-    do {                                                                                      \
-        const struct fnp_stats *st_ = (st);                                                   \
-        ck_assert_uint_eq(st_->ncalls, (nc));                                                 \
-        ck_assert_uint_eq(st_->pcalls, (pc));                                                 \
-        ck_assert_double_eq(st_->tottime, (tt));                                              \
-        ck_assert_double_eq(st_->cumtime, (ct));                                              \
+#define ck_stats(st, nc, pc, tt, ct)                                                               \
+    do {                                                                                           \
+        const struct fnp_stats *st_ = (st);                                                        \
+        ck_assert_uint_eq(st_->ncalls, (nc));                                                      \
+        ck_assert_uint_eq(st_->pcalls, (pc));                                                      \
+        ck_assert_double_eq(st_->tottime, (tt));                                                   \
+        ck_assert_double_eq(st_->cumtime, (ct));                                                   \
     } while (0)
 
 static void fib(int n)

@@ -1,7 +1,7 @@
 /* The marshal and pstats writers, byte for byte against what CPython's marshal reads. */
 #include <check.h>
-#include <stdio.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,7 +59,8 @@ START_TEST(strings_are_short_ascii_or_valid_utf8)
     fnp_marshal_str(&s, "\xc3\xa9"); /* é: valid, not ASCII */
     ck_bytes(&s, "75 02 00 00 00 c3 a9");
     s.len = 0;
-    fnp_marshal_str(&s, "a\xff" "b"); /* a lone byte becomes U+FFFD */
+    fnp_marshal_str(&s, "a\xff"
+                        "b"); /* a lone byte becomes U+FFFD */
     ck_bytes(&s, "75 05 00 00 00 61 ef bf bd 62");
     s.len = 0;
     fnp_marshal_str(&s, "\xed\xa0\x80"); /* an encoded surrogate is not UTF-8 */

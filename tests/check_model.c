@@ -1,7 +1,7 @@
 /* The cProfile model on hand-built calling-context forests, and profile merging. */
 #include <check.h>
-#include <stdio.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,8 +97,12 @@ START_TEST(siblings_do_not_nest)
     fnp_profile_init(&p);
     uint32_t m = fn(&p, "main"), f = fn(&p, "f"), g = fn(&p, "g");
     struct fnp_tree_node t[] = {
-        {m, FNP_NO_PARENT, 1, 10}, {f, 0, 1, 6}, {f, 1, 1, 4}, {g, 2, 1, 1},
-        {g, 0, 2, 3},             {f, 4, 1, 2},
+        {m, FNP_NO_PARENT, 1, 10},
+        {f, 0, 1, 6},
+        {f, 1, 1, 4},
+        {g, 2, 1, 1},
+        {g, 0, 2, 3},
+        {f, 4, 1, 2},
     };
     ck_assert_int_eq(fnp_profile_add_tree(&p, t, 6, 1.0), 0);
     ck_assert_uint_eq(p.funcs[f].st.ncalls, 3);

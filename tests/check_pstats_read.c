@@ -5,9 +5,6 @@
  *
  * usage: check_pstats_read DATA_DIR, holding prof/NAME.prof and expect/NAME.expect
  */
-#include "profile.h"
-#include "pstats_read.h"
-
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "profile.h"
+#include "pstats_read.h"
 
 static const char *data_dir;
 

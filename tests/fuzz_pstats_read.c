@@ -5,15 +5,15 @@
  * turns into bytes that read back to the same numbers; and a failure with a one-line
  * reason that leaves the profile untouched.
  */
-#include "profile.h"
-#include "pstats_read.h"
-
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "profile.h"
+#include "pstats_read.h"
 
 #define CHECK(cond)                                                                                \
     do {                                                                                           \

@@ -8,9 +8,9 @@
 #ifndef FNPROF_CLI_H
 #define FNPROF_CLI_H
 
-#include "profile.h"
-
 #include <sys/stat.h>
+
+#include "profile.h"
 
 enum {
     FNP_EXIT_OK = 0,

@@ -2,11 +2,11 @@
  * fnprof merge: adds profiles together as pstats.Stats(a, b, ...).dump_stats(out) does:
  * function by function and edge by edge. Per-thread or per-process files become one.
  */
-#include "cli.h"
-
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "cli.h"
 
 static void usage(FILE *out)
 {

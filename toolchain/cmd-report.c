@@ -5,14 +5,14 @@
  * would. Layout, rounding and the order of ties follow CPython's Lib/pstats.py (3.8-3.13
  * agree), so that tests compare the two outputs whole and users see what they know.
  */
-#include "cli.h"
-
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "cli.h"
 
 #define DEFAULT_LIMIT 20
 #define MAX_KEYS 16

@@ -5,8 +5,6 @@
  * libfnprof.so is found relative to this executable, by the path CMake computed from the
  * bin directory to the lib directory: the build tree and an install share that layout.
  */
-#include "cli.h"
-
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -14,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "cli.h"
 
 #ifndef FNPROF_REL_LIBDIR
 #error "the build passes FNPROF_REL_LIBDIR, the path from the bin to the lib directory"

@@ -2,14 +2,14 @@
  * Reading profiles from files for the subcommands: the whole file into memory, then
  * fnp_pstats_read, with errors turned into the command's one-line messages.
  */
-#include "cli.h"
-#include "pstats_read.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "cli.h"
+#include "pstats_read.h"
 
 /* Reads fd to its end into a malloc'd buffer. st_size is only a hint: /proc files and
  * pipes say 0. Stops one byte past the reader's limit, so that the reader says why. */

@@ -1,12 +1,12 @@
 /*
  * fnprof: the command. Dispatches to one cmd-<name>.c per subcommand (uftrace cmds/).
  */
-#include "cli.h"
-
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "cli.h"
 
 #ifndef FNPROF_VERSION_STRING
 #error "the build passes FNPROF_VERSION_STRING, the CMake project version"

@@ -1,0 +1,920 @@
+/*
+ * Symbolizer unit tests: the programs under tests/symbolizer/ are built here at test time
+ * (gcc -O0/-O2, clang -O2, DWARF 4 and 5, PIE and not), their functions found by name in
+ * .symtab through libelf, and each address must resolve to the exact (file, line, name). The
+ * expected line is the one carrying "@line <tag>" in the source; llvm-symbolizer's
+ * "Function start filename/line" is a second opinion where it gives one.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "symbolizer.h"
+
+#ifndef FNP_TEST_SRC_DIR
+#error "FNP_TEST_SRC_DIR: the tests/symbolizer folder"
+#endif
+#ifndef FNP_TEST_WORK_DIR
+#error "FNP_TEST_WORK_DIR: a scratch folder the test may wipe"
+#endif
+
+/* Set in main, before the forks: the work folder without symlinks, so expected paths are
+ * exact. Sources are copied to <work>/src and compiled from <work>/build by relative paths,
+ * which puts DW_AT_comp_dir joining and normalisation to the test. */
+static char work[PATH_MAX];
+
+/* ---- helpers ------------------------------------------------------------------------- */
+
+static char *fmt(const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    char *s = NULL;
+    if (vasprintf(&s, f, ap) < 0)
+        abort(); /* also called from main, outside any test */
+    va_end(ap);
+    return s;
+}
+
+/* Runs a shell command in <work>/build, its output appended to <work>/log. */
+static void sh(const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    char *cmd = NULL;
+    ck_assert_int_ge(vasprintf(&cmd, f, ap), 0);
+    va_end(ap);
+    char *full = fmt("cd '%s/build' && (%s) >>'%s/log' 2>&1", work, cmd, work);
+    int rc = system(full);
+    ck_assert_msg(rc == 0, "command failed (%d): %s; see %s/log", rc, cmd, work);
+    free(full);
+    free(cmd);
+}
+
+static char *capture(const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    char *cmd = NULL;
+    ck_assert_int_ge(vasprintf(&cmd, f, ap), 0);
+    va_end(ap);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t len = 0, cap = 4096;
+    char *out = malloc(cap);
+    size_t got;
+    while ((got = fread(out + len, 1, cap - len - 1, p)) > 0) {
+        len += got;
+        if (cap - len < 2)
+            out = realloc(out, cap *= 2);
+    }
+    out[len] = '\0';
+    pclose(p);
+    free(cmd);
+    return out;
+}
+
+static bool exists(const char *path)
+{
+    return access(path, F_OK) == 0;
+}
+
+/* The line of tests/symbolizer/<file> holding "@line <tag>". */
+static uint32_t line_of(const char *file, const char *tag)
+{
+    char *path = fmt("%s/src/%s", work, file);
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    char buf[512];
+    uint32_t n = 0, found = 0;
+    size_t tl = strlen(tag);
+    while (fgets(buf, sizeof buf, f)) {
+        n++;
+        const char *at = strstr(buf, "@line ");
+        if (at && strncmp(at + 6, tag, tl) == 0 && (at[6 + tl] == ' ' || at[6 + tl] == '\n'))
+            found = n;
+    }
+    fclose(f);
+    ck_assert_msg(found, "no \"@line %s\" in %s", tag, path);
+    free(path);
+    return found;
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* name matches pattern, which may hold one '*'. */
+static bool matches(const char *name, const char *pattern)
+{
+    const char *star = strchr(pattern, '*');
+    if (!star)
+        return strcmp(name, pattern) == 0;
+    size_t pre = (size_t)(star - pattern), post = strlen(star + 1), nl = strlen(name);
+    return nl >= pre + post && strncmp(name, pattern, pre) == 0 &&
+           strcmp(name + nl - post, star + 1) == 0;
+}
+
+/* The address of the FUNC symbol matching pattern in bin's .symtab, among the symbols that
+ * follow the STT_FILE symbol named in_file (any when NULL). Exactly one must match. */
+static uint64_t func_addr(const char *bin, const char *in_file, const char *pattern)
+{
+    ck_assert(elf_version(EV_CURRENT) != EV_NONE);
+    int fd = open(bin, O_RDONLY);
+    ck_assert_msg(fd >= 0, "cannot open %s", bin);
+    Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+    ck_assert_ptr_nonnull(e);
+    Elf_Scn *scn = NULL;
+    uint64_t addr = 0;
+    int hits = 0;
+    while ((scn = elf_nextscn(e, scn))) {
+        GElf_Shdr sh;
+        ck_assert_ptr_nonnull(gelf_getshdr(scn, &sh));
+        if (sh.sh_type != SHT_SYMTAB)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        const char *file = "";
+        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+            GElf_Sym sym;
+            ck_assert_ptr_nonnull(gelf_getsym(d, (int)i, &sym));
+            const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
+            if (GELF_ST_TYPE(sym.st_info) == STT_FILE)
+                file = name ? base_name(name) : "";
+            if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF || !name)
+                continue;
+            /* Globals follow all STT_FILE groups: match them by name only. */
+            bool in = !in_file || GELF_ST_BIND(sym.st_info) != STB_LOCAL ||
+                      strcmp(file, in_file) == 0;
+            if (in && matches(name, pattern)) {
+                addr = sym.st_value;
+                hits++;
+            }
+        }
+    }
+    elf_end(e);
+    close(fd);
+    ck_assert_msg(hits == 1, "%s: %d FUNC symbols match %s (file %s)", bin, hits, pattern,
+                  in_file ? in_file : "any");
+    return addr;
+}
+
+struct warnings {
+    int n;
+    char msg[16][1024];
+};
+
+static void on_warn(void *ctx, const char *msg)
+{
+    struct warnings *w = ctx;
+    ck_assert_ptr_nonnull(msg);
+    if (w->n < 16)
+        snprintf(w->msg[w->n], sizeof w->msg[0], "%s", msg);
+    w->n++;
+}
+
+static struct fnp_symbol resolve(struct fnp_symbolizer *s, const char *bin, uint64_t addr)
+{
+    struct fnp_symbol o;
+    memset(&o, 0xa5, sizeof o);
+    int rc = fnp_symbolizer_resolve(s, bin, &addr, 1, &o);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_ptr_nonnull(o.file);
+    ck_assert_ptr_nonnull(o.name);
+    return o;
+}
+
+static void expect(struct fnp_symbolizer *s, const char *bin, uint64_t addr, uint32_t source,
+                   const char *file, uint32_t line, const char *name)
+{
+    struct fnp_symbol o = resolve(s, bin, addr);
+    ck_assert_msg(o.source == source && strcmp(o.file, file) == 0 && o.line == line &&
+                      strcmp(o.name, name) == 0,
+                  "%s @0x%" PRIx64 ": got (%u, %s, %u, %s), want (%u, %s, %u, %s)", bin, addr,
+                  o.source, o.file, o.line, o.name, source, file, line, name);
+}
+
+/* llvm-symbolizer's decl file (through realpath) and line for the outermost frame at addr;
+ * false when it names no file (LLVM 14 leaves it empty when decl_file sits on the
+ * DW_AT_specification target, as gcc writes out-of-class members). */
+static bool llvm_decl(const char *bin, uint64_t addr, char *file, uint32_t *line)
+{
+    char *out = capture("llvm-symbolizer --verbose --obj='%s' 0x%" PRIx64, bin, addr);
+    const char *f = NULL, *l = NULL;
+    for (const char *p = out; (p = strstr(p, "Function start filename: ")); p++)
+        f = p + strlen("Function start filename: ");
+    for (const char *p = out; (p = strstr(p, "Function start line: ")); p++)
+        l = p + strlen("Function start line: ");
+    bool ok = false;
+    if (f && l && *f != '\n') {
+        char raw[PATH_MAX];
+        size_t n = strcspn(f, "\n");
+        ck_assert_uint_lt(n, sizeof raw);
+        memcpy(raw, f, n);
+        raw[n] = '\0';
+        ok = realpath(raw, file) != NULL;
+        *line = (uint32_t)strtoul(l, NULL, 10);
+    }
+    free(out);
+    return ok;
+}
+
+/* Compares with llvm-symbolizer; returns 1 when it had an opinion. */
+static int agree_with_llvm(struct fnp_symbolizer *s, const char *bin, uint64_t addr)
+{
+    char file[PATH_MAX];
+    uint32_t line = 0;
+    if (!llvm_decl(bin, addr, file, &line))
+        return 0;
+    struct fnp_symbol o = resolve(s, bin, addr);
+    ck_assert_msg(strcmp(o.file, file) == 0 && o.line == line,
+                  "%s @0x%" PRIx64 ": we say %s:%u, llvm-symbolizer %s:%u", bin, addr, o.file,
+                  o.line, file, line);
+    return 1;
+}
+
+/* ---- pure functions ------------------------------------------------------------------ */
+
+START_TEST(normalize_path_collapses_dots_and_slashes)
+{
+    static const char *const cases[][2] = {
+        {"/a/./b/../c", "/a/c"},
+        {"/a//b///c/", "/a/b/c"},
+        {"/x/build/./../src/./m.c", "/x/src/m.c"},
+        {"/../../a", "/a"},
+        {"/", "/"},
+        {"/..", "/"},
+        {"a/./b/../c", "a/c"},
+        {"../../a/../b", "../../b"},
+        {"a/../..", ".."},
+        {"./", "."},
+        {"a/b/c/../../..", "."},
+        {"/a/b/c/../../../..", "/"},
+        {"/a/.b/..c/...", "/a/.b/..c/..."},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s", cases[i][0]);
+        fnp_dwarf_normalize_path(buf);
+        ck_assert_msg(strcmp(buf, cases[i][1]) == 0, "%s -> %s, want %s", cases[i][0], buf,
+                      cases[i][1]);
+    }
+}
+END_TEST
+
+START_TEST(clone_suffixes_and_versions_are_stripped_other_dots_kept)
+{
+    static const struct {
+        const char *in;
+        size_t len;
+    } cases[] = {
+        {"scale.constprop.0", 5},
+        {"f.isra.0", 1},
+        {"f.part.0", 1},
+        {"f.cold", 1},
+        {"f.part.0.cold", 1},
+        {"f.constprop.0.isra.0", 1},
+        {"f.cold.12", 1},
+        {"_ZL3fooi.constprop.3", 8},
+        {"memcpy@@GLIBC_2.14", 6},
+        {"f.constprop.0@V1", 1},
+        {"f", 1},
+        {"f.g", 3},
+        {"main._omp_fn.0", 14},
+        {"f.0", 3},
+        {"f.cold.x", 8},
+        {".cold", 5},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(fnp_elf_base_name_len(cases[i].in) == cases[i].len, "%s -> %zu, want %zu",
+                      cases[i].in, fnp_elf_base_name_len(cases[i].in), cases[i].len);
+}
+END_TEST
+
+START_TEST(demangle_reads_itanium_names_and_passes_others_through)
+{
+    static const char *const cases[][2] = {
+        {"_ZN2ns1C1mEi", "ns::C::m(int)"},
+        {"_ZL4stati", "stat(int)"},
+        {"_ZN2ns12_GLOBAL__N_14anonEi", "ns::(anonymous namespace)::anon(int)"},
+        {"main", "main"},
+        {"i", "i"}, /* a C name, not the type "int" */
+        {"_Znot_valid(", "_Znot_valid("},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *d = fnp_demangle(cases[i][0]);
+        ck_assert_ptr_nonnull(d);
+        ck_assert_str_eq(d, cases[i][1]);
+        free(d);
+    }
+}
+END_TEST
+
+/* ---- the C program: 3 compilers x DWARF 4/5 x PIE/non-PIE ---------------------------- */
+
+static const char *const c_compilers[] = {"gcc -O0", "gcc -O2", "clang -O2"};
+
+/* Builds tests/symbolizer/{main,same_a,same_b}.c for configuration i; returns the binary. */
+static char *build_c(int i, const char *extra)
+{
+    const char *cc = c_compilers[i / 4];
+    int dwarf = i % 4 / 2 ? 5 : 4;
+    const char *pie = i % 2 ? "-fno-pie -no-pie" : "-fPIE -pie";
+    char *bin = fmt("%s/build/c%d%s", work, i, extra[0] ? "x" : "");
+    if (!exists(bin))
+        sh("%s -g -gdwarf-%d %s %s -finstrument-functions -I../src/include ./../src/main.c "
+           "../src/same_a.c ../src/./same_b.c -o '%s'",
+           cc, dwarf, pie, extra, bin);
+    return bin;
+}
+
+struct c_func {
+    const char *sym_file, *sym, *src, *tag, *name;
+};
+
+static const struct c_func c_funcs[] = {
+    {NULL, "main", "main.c", "main", "main"},
+    {"main.c", "spread_out", "main.c", "spread_out", "spread_out"},
+    {NULL, "a_entry", "same_a.c", "a_entry", "a_entry"},
+    {NULL, "b_entry", "same_b.c", "b_entry", "b_entry"},
+    {"same_a.c", "helper", "same_a.c", "helper_a", "helper"},
+    {"same_b.c", "helper", "same_b.c", "helper_b", "helper"},
+    {"same_a.c", "twice", "include/twice.h", "twice", "twice"},
+    {"same_b.c", "twice", "include/twice.h", "twice", "twice"},
+};
+#define N_C_FUNCS (sizeof c_funcs / sizeof c_funcs[0])
+
+START_TEST(c_program_resolves_to_decl_file_line_and_name)
+{
+    char *bin = build_c(_i, "");
+    struct warnings w = {0};
+    struct fnp_symbolizer *s = fnp_symbolizer_new(on_warn, &w);
+    ck_assert_ptr_nonnull(s);
+    int llvm = 0;
+    for (size_t k = 0; k < N_C_FUNCS; k++) {
+        const struct c_func *f = &c_funcs[k];
+        uint64_t addr = func_addr(bin, f->sym_file, f->sym);
+        char *file = fmt("%s/src/%s", work, f->src);
+        expect(s, bin, addr, FNP_SYM_DWARF, file, line_of(f->src, f->tag), f->name);
+        llvm += agree_with_llvm(s, bin, addr);
+        free(file);
+    }
+    ck_assert_int_eq(llvm, (int)N_C_FUNCS);
+    ck_assert_int_eq(w.n, 0);
+    fnp_symbolizer_free(s);
+    free(bin);
+}
+END_TEST
+
+START_TEST(batch_resolve_matches_one_by_one_and_strings_stay_valid)
+{
+    char *bin = build_c(_i, "");
+    struct fnp_symbolizer *s = fnp_symbolizer_new(NULL, NULL);
+    uint64_t addrs[N_C_FUNCS];
+    struct fnp_symbol batch[N_C_FUNCS];
+    for (size_t k = 0; k < N_C_FUNCS; k++)
+        addrs[k] = func_addr(bin, c_funcs[k].sym_file, c_funcs[k].sym);
+    ck_assert_int_eq(fnp_symbolizer_resolve(s, bin, addrs, N_C_FUNCS, batch), 0);
+    char saved[N_C_FUNCS][2][PATH_MAX];
+    for (size_t k = 0; k < N_C_FUNCS; k++) {
+        snprintf(saved[k][0], PATH_MAX, "%s", batch[k].file);
+        snprintf(saved[k][1], PATH_MAX, "%s", batch[k].name);
+    }
+    /* Another module in between: the first one's strings must not move. */
+    char *other = build_c((_i + 4) % 12, "");
+    struct fnp_symbol o = resolve(s, other, func_addr(other, NULL, "main"));
+    ck_assert_uint_eq(o.source, FNP_SYM_DWARF);
+    for (size_t k = 0; k < N_C_FUNCS; k++) {
+        struct fnp_symbol one = resolve(s, bin, addrs[k]);
+        ck_assert_ptr_eq(one.file, batch[k].file); /* cached, not recomputed */
+        ck_assert_ptr_eq(one.name, batch[k].name);
+        ck_assert_uint_eq(one.line, batch[k].line);
+        ck_assert_str_eq(batch[k].file, saved[k][0]);
+        ck_assert_str_eq(batch[k].name, saved[k][1]);
+    }
+    /* The two static helpers are two keys. */
+    ck_assert_str_ne(batch[4].file, batch[5].file);
+    fnp_symbolizer_free(s);
+    free(other);
+    free(bin);
+}
+END_TEST
+
+/* ---- C++ ----------------------------------------------------------------------------- */
+
+static const char *const cxx_compilers[] = {"g++ -O0", "g++ -O2", "clang++ -O2"};
+
+/* Builds tests/symbolizer/cxx.cc for configuration i; returns the binary. */
+static char *build_cxx(int i)
+{
+    char *bin = fmt("%s/build/cxx%d", work, i);
+    if (!exists(bin))
+        sh("%s -g -gdwarf-%d -finstrument-functions ../src/cxx.cc -o '%s'", cxx_compilers[i / 2],
+           i % 2 ? 5 : 4, bin);
+    return bin;
+}
+
+START_TEST(cxx_names_are_qualified_demangled_and_overloads_distinct)
+{
+    char *bin = build_cxx(_i);
+    bool gcc = cxx_compilers[_i / 2][0] == 'g';
+    static const struct {
+        const char *sym, *tag, *name;
+    } funcs[] = {
+        {"_ZN2ns1C1mEi", "m_int", "ns::C::m(int)"},
+        {"_ZN2ns1C1mEd", "m_double", "ns::C::m(double)"},
+        {"_ZN2ns1C1sEv", "s", "ns::C::s()"},
+        {"_ZN2ns1C1tIiEET_S2_", "t", "int ns::C::t<int>(int)"},
+        {"_ZN2ns12_GLOBAL__N_14anonEi", "anon", "ns::(anonymous namespace)::anon(int)"},
+        {"_ZL4stati", "stat", "stat(int)"},
+        {"_Z5applyi", "apply", "apply(int)"},
+        {"main", "cxx_main", "main"},
+        {"_ZZ5applyiENK*clEi", "lambda", NULL},
+    };
+    char *file = fmt("%s/src/cxx.cc", work);
+    struct warnings w = {0};
+    struct fnp_symbolizer *s = fnp_symbolizer_new(on_warn, &w);
+    int llvm = 0;
+    for (size_t k = 0; k < sizeof funcs / sizeof funcs[0]; k++) {
+        const char *name = funcs[k].name;
+        if (!name) /* the closure type's name is the compiler's */
+            name = gcc ? "apply(int)::{lambda(int)#1}::operator()(int) const"
+                       : "apply(int)::$_0::operator()(int) const";
+        uint64_t addr = func_addr(bin, NULL, funcs[k].sym);
+        expect(s, bin, addr, FNP_SYM_DWARF, file, line_of("cxx.cc", funcs[k].tag), name);
+        llvm += agree_with_llvm(s, bin, addr);
+    }
+    ck_assert_int_ge(llvm, 4);
+    ck_assert_int_eq(w.n, 0);
+    fnp_symbolizer_free(s);
+    free(file);
+    free(bin);
+}
+END_TEST
+
+/* ---- gcc's clones and cold parts ----------------------------------------------------- */
+
+START_TEST(clones_and_cold_parts_resolve_to_their_origin)
+{
+    int dwarf = _i ? 5 : 4;
+    char *bin = fmt("%s/build/clone%d", work, dwarf);
+    if (!exists(bin))
+        sh("gcc -g -gdwarf-%d -O2 ../src/clone.c -o '%s'", dwarf, bin);
+    char *file = fmt("%s/src/clone.c", work);
+    struct fnp_symbolizer *s = fnp_symbolizer_new(NULL, NULL);
+    static const struct {
+        const char *sym, *tag, *name;
+    } funcs[] = {
+        {"scale.constprop.0", "scale", "scale"}, {"sum_if.part.0", "sum_if", "sum_if"},
+        {"sum_if", "sum_if", "sum_if"},          {"check.cold", "check", "check"},
+        {"check", "check", "check"},             {"fail", "fail", "fail"},
+    };
+    for (size_t k = 0; k < sizeof funcs / sizeof funcs[0]; k++) {
+        uint64_t addr = func_addr(bin, NULL, funcs[k].sym);
+        expect(s, bin, addr, FNP_SYM_DWARF, file, line_of("clone.c", funcs[k].tag),
+               funcs[k].name);
+        /* Inside the function too, not only at its entry. */
+        expect(s, bin, addr + 1, FNP_SYM_DWARF, file, line_of("clone.c", funcs[k].tag),
+               funcs[k].name);
+    }
+    fnp_symbolizer_free(s);
+    free(file);
+    free(bin);
+}
+END_TEST
+
+START_TEST(clones_without_debug_info_take_symtab_base_names)
+{
+    char *bin = fmt("%s/build/clone-nodebug", work);
+    sh("gcc -g0 -O2 ../src/clone.c -o '%s'", bin);
+    struct warnings w = {0};
+    struct fnp_symbolizer *s = fnp_symbolizer_new(on_warn, &w);
+    expect(s, bin, func_addr(bin, NULL, "scale.constprop.0"), FNP_SYM_SYMTAB, bin, 0, "scale");
+    expect(s, bin, func_addr(bin, NULL, "sum_if.part.0"), FNP_SYM_SYMTAB, bin, 0, "sum_if");
+    expect(s, bin, func_addr(bin, NULL, "check.cold"), FNP_SYM_SYMTAB, bin, 0, "check");
+    expect(s, bin, func_addr(bin, NULL, "check"), FNP_SYM_SYMTAB, bin, 0, "check");
+    ck_assert_int_eq(w.n, 1);
+    char *want = fmt("%s: no DWARF debug info; names from the ELF symbol table", bin);
+    ck_assert_str_eq(w.msg[0], want);
+    fnp_symbolizer_free(s);
+    free(want);
+    free(bin);
+}
+END_TEST
+
+/* ---- degrading ----------------------------------------------------------------------- */
+
+START_TEST(binary_without_debug_info_uses_symtab_and_warns_once)
+{
+    char *bin = fmt("%s/build/c-nodebug", work);
+    sh("gcc -O2 -g0 -finstrument-functions -I../src/include ../src/main.c ../src/same_a.c "
+       "../src/same_b.c -o '%s'",
+       bin);
+    struct warnings w = {0};
+    struct fnp_symbolizer *s = fnp_symbolizer_new(on_warn, &w);
+    for (int round = 0; round < 2; round++) {
+        expect(s, bin, func_addr(bin, NULL, "main"), FNP_SYM_SYMTAB, bin, 0, "main");
+        expect(s, bin, func_addr(bin, "same_a.c", "helper"), FNP_SYM_SYMTAB, bin, 0, "helper");
+        expect(s, bin, func_addr(bin, "main.c", "spread_out"), FNP_SYM_SYMTAB, bin, 0,
+               "spread_out");
+    }
+    ck_assert_int_eq(w.n, 1);
+    char *want = fmt("%s: no DWARF debug info; names from the ELF symbol table", bin);
+    ck_assert_str_eq(w.msg[0], want);
+    /* An address inside no function. */
+    expect(s, bin, 0x10, FNP_SYM_NONE, bin, 0, "0x10");
+    ck_assert_int_eq(w.n, 2);
+    free(want);
+    want = fmt("%s: some functions are in no symbol table; named by address", bin);
+    ck_assert_str_eq(w.msg[1], want);
+    fnp_symbolizer_free(s);
+    free(want);
+    free(bin);
+}
+END_TEST
+
+START_TEST(shared_library_degrades_dwarf_symtab_dynsym_address)
+{
+    char *lib = fmt("%s/build/libshlib.so", work);
+    char *nodbg = fmt("%s/build/libshlib-nodebug.so", work);
+    char *bare = fmt("%s/build/libshlib-stripped.so", work);
+    sh("gcc -g -O2 -fPIC -shared -finstrument-functions ../src/shlib.c -o '%s' && "
+       "strip --strip-debug -o '%s' '%s' && strip --strip-all -o '%s' '%s'",
+       lib, nodbg, lib, bare, lib);
+    uint64_t vis = func_addr(lib, NULL, "lib_visible"), hid = func_addr(lib, NULL, "lib_hidden");
+    char *src = fmt("%s/src/shlib.c", work);
+    struct warnings w = {0};
+    struct fnp_symbolizer *s = fnp_symbolizer_new(on_warn, &w);
+    expect(s, lib, vis, FNP_SYM_DWARF, src, line_of("shlib.c", "lib_visible"), "lib_visible");
+    expect(s, lib, hid, FNP_SYM_DWARF, src, line_of("shlib.c", "lib_hidden"), "lib_hidden");
+    ck_assert_int_eq(w.n, 0);
+    expect(s, nodbg, vis, FNP_SYM_SYMTAB, nodbg, 0, "lib_visible");
+    expect(s, nodbg, hid, FNP_SYM_SYMTAB, nodbg, 0, "lib_hidden");
+    ck_assert_int_eq(w.n, 1);
+    expect(s, bare, vis, FNP_SYM_DYNSYM, bare, 0, "lib_visible");
+    char hex[32];
+    snprintf(hex, sizeof hex, "0x%" PRIx64, hid);
+    expect(s, bare, hid, FNP_SYM_NONE, bare, 0, hex);
+    ck_assert_int_eq(w.n, 3);
+    char *want = fmt("%s: some functions are in no symbol table; named by address", bare);
+    ck_assert_str_eq(w.msg[2], want);
+    fnp_symbolizer_free(s);
+    free(want);
+    free(src);
+    free(bare);
+    free(nodbg);
+    free(lib);
+}
+END_TEST
+
+START_TEST(separate_debug_file_is_found_through_debuglink)
+{
+    char *bin = build_c(4 + 2 * _i, ""); /* gcc -O2, DWARF 4 or 5 */
+    char *dbg = fmt("%s.debug", bin);
+    char *stripped = fmt("%s-stripped", bin);
+    sh("objcopy --only-keep-debug '%s' '%s' && strip --strip-all -o '%s' '%s' && "
+       "objcopy --add-gnu-debuglink='%s' '%s'",
+       bin, dbg, stripped, bin, dbg, stripped);
+    struct warnings w = {0};
+    struct fnp_symbolizer *s = fnp_symbolizer_new(on_warn, &w);
+    for (size_t k = 0; k < N_C_FUNCS; k++) {
+        const struct c_func *f = &c_funcs[k];
+        char *file = fmt("%s/src/%s", work, f->src);
+        expect(s, stripped, func_addr(bin, f->sym_file, f->sym), FNP_SYM_DWARF, file,
+               line_of(f->src, f->tag), f->name);
+        free(file);
+    }
+    ck_assert_int_eq(w.n, 0);
+    fnp_symbolizer_free(s);
+    free(stripped);
+    free(dbg);
+    free(bin);
+}
+END_TEST
+
+START_TEST(zlib_compressed_debug_sections_are_read)
+{
+    char *bin = build_c(4 + 2 * _i, "-gz");
+    struct fnp_symbolizer *s = fnp_symbolizer_new(NULL, NULL);
+    char *file = fmt("%s/src/same_b.c", work);
+    expect(s, bin, func_addr(bin, "same_b.c", "helper"), FNP_SYM_DWARF, file,
+           line_of("same_b.c", "helper_b"), "helper");
+    fnp_symbolizer_free(s);
+    free(file);
+    free(bin);
+}
+END_TEST
+
+/* Overwrites 4 bytes at the start of section name's contents (its ELF64_Chdr ch_type when
+ * compressed). */
+static void patch_section(const char *bin, const char *name, uint32_t value)
+{
+    ck_assert(elf_version(EV_CURRENT) != EV_NONE);
+    int fd = open(bin, O_RDWR);
+    ck_assert_int_ge(fd, 0);
+    Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+    size_t shstrndx;
+    ck_assert_int_eq(elf_getshdrstrndx(e, &shstrndx), 0);
+    Elf_Scn *scn = NULL;
+    off_t off = -1;
+    while ((scn = elf_nextscn(e, scn))) {
+        GElf_Shdr sh;
+        gelf_getshdr(scn, &sh);
+        if (strcmp(elf_strptr(e, shstrndx, sh.sh_name), name) == 0)
+            off = (off_t)sh.sh_offset;
+    }
+    elf_end(e);
+    ck_assert_msg(off >= 0, "%s: no section %s", bin, name);
+    ck_assert_int_eq(pwrite(fd, &value, 4, off), 4);
+    close(fd);
+}
+
+START_TEST(unsupported_dwarf_degrades_to_symtab_with_its_reason)
+{
+    /* 0: dwz supplementary file; 1: zstd-compressed sections; 2, 3: split DWARF 4 and 5. */
+    static const char *const why[] = {
+        "DWARF in a dwz supplementary file (.gnu_debugaltlink) is not supported",
+        "zstd-compressed debug sections are not supported",
+        "split DWARF (.dwo files) is not supported",
+        "split DWARF (.dwo files) is not supported",
+    };
+    char *bin = fmt("%s/build/unsupported%d", work, _i);
+    const char *cc = "gcc -O2 -finstrument-functions -I../src/include";
+    const char *srcs = "../src/main.c ../src/same_a.c ../src/same_b.c";
+    switch (_i) {
+    case 0:
+        sh("printf 'x.debug\\0' > altlink && %s -g %s -o '%s' && "
+           "objcopy --add-section .gnu_debugaltlink=altlink '%s'",
+           cc, srcs, bin, bin);
+        break;
+    case 1:
+        sh("%s -g -gz=zlib %s -o '%s'", cc, srcs, bin);
+        patch_section(bin, ".debug_info", 2 /* ELFCOMPRESS_ZSTD */);
+        break;
+    default:
+        sh("mkdir -p split%d && cd split%d && gcc -O2 -g -gdwarf-%d -gsplit-dwarf "
+           "-finstrument-functions -I../../src/include ../../src/main.c ../../src/same_a.c "
+           "../../src/same_b.c -o '%s'",
+           _i, _i, _i == 2 ? 4 : 5, bin);
+        break;
+    }
+    struct warnings w = {0};
+    struct fnp_symbolizer *s = fnp_symbolizer_new(on_warn, &w);
+    expect(s, bin, func_addr(bin, NULL, "main"), FNP_SYM_SYMTAB, bin, 0, "main");
+    expect(s, bin, func_addr(bin, "same_b.c", "helper"), FNP_SYM_SYMTAB, bin, 0, "helper");
+    ck_assert_int_eq(w.n, 1);
+    char *want = fmt("%s: %s; names from the ELF symbol table", bin, why[_i]);
+    ck_assert_str_eq(w.msg[0], want);
+    fnp_symbolizer_free(s);
+    free(want);
+    free(bin);
+}
+END_TEST
+
+/* Runs fn with fds 1 and 2 sent to a file; returns how many bytes they received. */
+static long silenced(void (*fn)(void *), void *arg)
+{
+    char *path = fmt("%s/build/out.%d", work, (int)getpid());
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    ck_assert_int_ge(fd, 0);
+    fflush(stdout);
+    fflush(stderr);
+    int o1 = dup(1), o2 = dup(2);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    fn(arg);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(o1, 1);
+    dup2(o2, 2);
+    close(o1);
+    close(o2);
+    struct stat st;
+    ck_assert_int_eq(fstat(fd, &st), 0);
+    close(fd);
+    unlink(path);
+    free(path);
+    return (long)st.st_size;
+}
+
+struct bad_case {
+    const char *path;
+    uint64_t addr;
+    struct fnp_symbol out;
+    struct warnings w;
+};
+
+static void resolve_bad(void *arg)
+{
+    struct bad_case *c = arg;
+    struct fnp_symbolizer *s = fnp_symbolizer_new(on_warn, &c->w);
+    c->out = resolve(s, c->path, c->addr);
+    struct fnp_symbol again = resolve(s, c->path, c->addr);
+    ck_assert_str_eq(again.name, c->out.name);
+    /* Outlive the symbolizer: copy what the test inspects. */
+    c->out.name = strdup(c->out.name);
+    c->out.file = strdup(c->out.file);
+    fnp_symbolizer_free(s);
+}
+
+START_TEST(unreadable_files_resolve_to_addresses_silently)
+{
+    char *bin = build_c(4, "");
+    uint64_t addr = func_addr(bin, NULL, "main");
+    char *missing = fmt("%s/build/does-not-exist", work);
+    char *text = fmt("%s/src/main.c", work);
+    char *dir = fmt("%s/build", work);
+    char *empty = fmt("%s/build/empty", work);
+    char *cut = fmt("%s/build/cut64", work);
+    char *half = fmt("%s/build/cut-half", work);
+    sh(": > '%s' && head -c 64 '%s' > '%s' && head -c $(( $(stat -c %%s '%s') / 2 )) '%s' > '%s'",
+       empty, bin, cut, bin, bin, half);
+    const char *paths[] = {missing, text, dir, empty, cut, half};
+    for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++) {
+        struct bad_case c = {.path = paths[k], .addr = addr};
+        ck_assert_int_eq(silenced(resolve_bad, &c), 0);
+        char hex[32];
+        snprintf(hex, sizeof hex, "0x%" PRIx64, addr);
+        ck_assert_uint_eq(c.out.source, FNP_SYM_NONE);
+        ck_assert_str_eq(c.out.name, hex);
+        ck_assert_str_eq(c.out.file, paths[k]);
+        ck_assert_uint_eq(c.out.line, 0);
+        ck_assert_msg(c.w.n == 1, "%s: %d warnings: %s | %s", paths[k], c.w.n, c.w.msg[0],
+                      c.w.msg[1]);
+        char *want = fmt("%s: %s; functions named by address", paths[k],
+                         k == 0 ? "No such file or directory" : "not a readable ELF file");
+        ck_assert_str_eq(c.w.msg[0], want);
+        free(want);
+        free((char *)c.out.name);
+        free((char *)c.out.file);
+    }
+    free(half);
+    free(cut);
+    free(empty);
+    free(dir);
+    free(text);
+    free(missing);
+    free(bin);
+}
+END_TEST
+
+START_TEST(damaged_debug_sections_degrade_to_symtab_silently)
+{
+    /* Each .debug_* section in turn filled with 0xff: the unit header reads as 64-bit
+     * DWARF with an absurd length, the abbreviations as garbage codes. */
+    static const char *const sections[] = {".debug_info", ".debug_abbrev", ".debug_line",
+                                           ".debug_str"};
+    const char *sec = sections[_i];
+    char *bin = build_c(6, ""); /* gcc -O2 DWARF 5 */
+    char *bad = fmt("%s-bad%d", bin, _i);
+    sh("objcopy --dump-section %s=sec%d.bin '%s' && "
+       "head -c $(stat -c %%s sec%d.bin) /dev/zero | tr '\\0' '\\377' > fill%d.bin && "
+       "objcopy --update-section %s=fill%d.bin '%s' '%s'",
+       sec, _i, bin, _i, _i, sec, _i, bin, bad);
+    struct bad_case c = {.path = bad, .addr = func_addr(bin, "same_a.c", "helper")};
+    ck_assert_int_eq(silenced(resolve_bad, &c), 0);
+    if (_i == 3) {
+        /* Names in .debug_str are gone, the rest stands. */
+        ck_assert_uint_eq(c.out.source, FNP_SYM_DWARF);
+        ck_assert_uint_eq(c.out.line, line_of("same_a.c", "helper_a"));
+    } else {
+        ck_assert_msg(c.out.source == FNP_SYM_SYMTAB || c.out.source == FNP_SYM_DWARF,
+                      "%s: source %u", sec, c.out.source);
+    }
+    ck_assert_str_eq(c.out.name, "helper");
+    if (c.out.source == FNP_SYM_SYMTAB) {
+        ck_assert_int_eq(c.w.n, 1);
+        ck_assert_msg(strstr(c.w.msg[0], "damaged DWARF") != NULL, "%s", c.w.msg[0]);
+    }
+    free((char *)c.out.name);
+    free((char *)c.out.file);
+    free(bad);
+    free(bin);
+}
+END_TEST
+
+START_TEST(flipped_bytes_in_debug_info_never_crash)
+{
+    char *bin = build_c(6, "");
+    char *bad = fmt("%s-flip", bin);
+    uint64_t addrs[N_C_FUNCS];
+    for (size_t k = 0; k < N_C_FUNCS; k++)
+        addrs[k] = func_addr(bin, c_funcs[k].sym_file, c_funcs[k].sym);
+    sh("objcopy --dump-section .debug_info=info.bin '%s'", bin);
+    char *info = fmt("%s/build/info.bin", work);
+    struct stat st;
+    ck_assert_int_eq(stat(info, &st), 0);
+    FILE *f = fopen(info, "rb");
+    unsigned char *orig = malloc((size_t)st.st_size);
+    ck_assert_uint_eq(fread(orig, 1, (size_t)st.st_size, f), (size_t)st.st_size);
+    fclose(f);
+    uint32_t seed = 12345;
+    int dwarf_hits = 0;
+    for (int round = 0; round < 40; round++) {
+        FILE *o = fopen(info, "wb");
+        for (int b = 0; b < 4; b++) {
+            seed = seed * 1103515245u + 12345u;
+            size_t at = (seed >> 8) % (size_t)st.st_size;
+            orig[at] ^= (unsigned char)(seed >> 24 | 1);
+        }
+        fwrite(orig, 1, (size_t)st.st_size, o);
+        fclose(o);
+        sh("objcopy --update-section .debug_info=info.bin '%s' '%s'", bin, bad);
+        struct fnp_symbolizer *s = fnp_symbolizer_new(NULL, NULL);
+        struct fnp_symbol out[N_C_FUNCS];
+        ck_assert_int_eq(fnp_symbolizer_resolve(s, bad, addrs, N_C_FUNCS, out), 0);
+        for (size_t k = 0; k < N_C_FUNCS; k++) {
+            ck_assert(out[k].source == FNP_SYM_DWARF || out[k].source == FNP_SYM_SYMTAB);
+            ck_assert(out[k].name[0] != '\0' && out[k].file[0] != '\0');
+            dwarf_hits += out[k].source == FNP_SYM_DWARF;
+        }
+        fnp_symbolizer_free(s);
+    }
+    (void)dwarf_hits;
+    free(orig);
+    free(info);
+    free(bad);
+    free(bin);
+}
+END_TEST
+
+START_TEST(modules_are_cached_by_path_not_by_address)
+{
+    /* The C and C++ programs (gcc -O0, PIE) have code at the same addresses. */
+    char *a = build_c(0, ""), *b = build_cxx(0);
+    uint64_t addr = func_addr(a, NULL, "a_entry");
+    struct fnp_symbolizer *s = fnp_symbolizer_new(NULL, NULL);
+    struct fnp_symbol ra = resolve(s, a, addr);
+    ck_assert_str_eq(ra.name, "a_entry");
+    struct fnp_symbol rb = resolve(s, b, addr);
+    ck_assert_str_ne(rb.name, "a_entry");
+    ck_assert_str_eq(resolve(s, b, func_addr(b, NULL, "main")).name, "main");
+    ck_assert_str_eq(resolve(s, a, addr).name, "a_entry");
+    fnp_symbolizer_free(s);
+    fnp_symbolizer_free(NULL);
+    free(b);
+    free(a);
+}
+END_TEST
+
+/* ---- main ---------------------------------------------------------------------------- */
+
+int main(void)
+{
+    /* A fresh work folder with the sources, before Check forks the tests. */
+    char *cmd = fmt("rm -rf '%s' && mkdir -p '%s/build' && cp -r '%s' '%s/src'",
+                    FNP_TEST_WORK_DIR, FNP_TEST_WORK_DIR, FNP_TEST_SRC_DIR, FNP_TEST_WORK_DIR);
+    if (system(cmd) != 0 || !realpath(FNP_TEST_WORK_DIR, work)) {
+        fprintf(stderr, "check_symbolizer: cannot prepare %s\n", FNP_TEST_WORK_DIR);
+        return 1;
+    }
+    free(cmd);
+
+    Suite *suite = suite_create("symbolizer");
+    TCase *pure = tcase_create("pure");
+    tcase_add_test(pure, normalize_path_collapses_dots_and_slashes);
+    tcase_add_test(pure, clone_suffixes_and_versions_are_stripped_other_dots_kept);
+    tcase_add_test(pure, demangle_reads_itanium_names_and_passes_others_through);
+    suite_add_tcase(suite, pure);
+
+    /* These compile and link programs: far more than Check's default 4 s. */
+    TCase *progs = tcase_create("programs");
+    tcase_set_timeout(progs, 300);
+    tcase_add_loop_test(progs, c_program_resolves_to_decl_file_line_and_name, 0, 12);
+    tcase_add_loop_test(progs, batch_resolve_matches_one_by_one_and_strings_stay_valid, 0, 12);
+    tcase_add_loop_test(progs, cxx_names_are_qualified_demangled_and_overloads_distinct, 0, 6);
+    tcase_add_loop_test(progs, clones_and_cold_parts_resolve_to_their_origin, 0, 2);
+    tcase_add_test(progs, clones_without_debug_info_take_symtab_base_names);
+    tcase_add_test(progs, modules_are_cached_by_path_not_by_address);
+    suite_add_tcase(suite, progs);
+
+    TCase *degrade = tcase_create("degrade");
+    tcase_set_timeout(degrade, 300);
+    tcase_add_test(degrade, binary_without_debug_info_uses_symtab_and_warns_once);
+    tcase_add_test(degrade, shared_library_degrades_dwarf_symtab_dynsym_address);
+    tcase_add_loop_test(degrade, separate_debug_file_is_found_through_debuglink, 0, 2);
+    tcase_add_loop_test(degrade, zlib_compressed_debug_sections_are_read, 0, 2);
+    tcase_add_loop_test(degrade, unsupported_dwarf_degrades_to_symtab_with_its_reason, 0, 4);
+    tcase_add_test(degrade, unreadable_files_resolve_to_addresses_silently);
+    tcase_add_loop_test(degrade, damaged_debug_sections_degrade_to_symtab_silently, 0, 4);
+    tcase_add_test(degrade, flipped_bytes_in_debug_info_never_crash);
+    suite_add_tcase(suite, degrade);
+
+    SRunner *sr = srunner_create(suite);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
