@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pstats_read.h"
+#include "profile.h"
 
 #define FLAG_REF 0x80
 #define NO_PAIR UINT32_MAX
@@ -87,23 +87,6 @@ const char *fnp_marshal_kind_name(unsigned kind)
     return kind < sizeof(names) / sizeof(names[0]) && names[kind] ? names[kind] : "?";
 }
 
-/* Grows *arr to hold need elements. Callers bound need by the input length first, so a
- * hostile count cannot ask for more than a small multiple of the file's size. */
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *a = realloc(*arr, n * size);
-    if (!a)
-        return -ENOMEM;
-    *arr = a;
-    *cap = n;
-    return 0;
-}
-
 static size_t left(const struct reader *r)
 {
     return r->len - r->pos;
@@ -164,7 +147,7 @@ static int read_count(struct reader *r, int small, size_t min_size, size_t reser
 static int new_val(struct reader *r, unsigned kind, size_t off, uint32_t *idx)
 {
     struct fnp_marshal_doc *d = r->d;
-    if (grow((void **)&d->vals, &d->vals_cap, d->nvals + 1, sizeof(*d->vals)))
+    if (fnp_array_grow((void **)&d->vals, &d->vals_cap, d->nvals + 1, sizeof(*d->vals)))
         return oom(r);
     struct fnp_mval *v = &d->vals[d->nvals];
     memset(v, 0, sizeof(*v));
@@ -179,7 +162,7 @@ static int add_ref(struct reader *r, int flag, uint32_t idx)
     struct fnp_marshal_doc *d = r->d;
     if (!flag)
         return 0;
-    if (grow((void **)&d->refs, &d->refs_cap, d->nrefs + 1, sizeof(*d->refs)))
+    if (fnp_array_grow((void **)&d->refs, &d->refs_cap, d->nrefs + 1, sizeof(*d->refs)))
         return oom(r);
     d->refs[d->nrefs++] = idx;
     return 0;
@@ -313,7 +296,7 @@ static int read_sequence(struct reader *r, unsigned kind, int small, int flag, s
         rc = add_ref(r, flag, idx);
     if (rc)
         return rc;
-    if (grow((void **)&d->items, &d->items_cap, d->nitems + n, sizeof(*d->items)))
+    if (fnp_array_grow((void **)&d->items, &d->items_cap, d->nitems + n, sizeof(*d->items)))
         return oom(r);
     uint32_t first = (uint32_t)d->nitems;
     d->nitems += n;
@@ -366,7 +349,7 @@ static int read_dict(struct reader *r, int flag, size_t off, uint32_t *out)
         if (rc)
             return rc;
         /* Each pair took at least 2 bytes of an input under 4 GiB: no overflow. */
-        if (grow((void **)&d->pairs, &d->pairs_cap, d->npairs + 1, sizeof(*d->pairs)))
+        if (fnp_array_grow((void **)&d->pairs, &d->pairs_cap, d->npairs + 1, sizeof(*d->pairs)))
             return oom(r);
         uint32_t pi = (uint32_t)d->npairs++;
         d->pairs[pi] = (struct fnp_mpair){key, val, NO_PAIR};

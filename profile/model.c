@@ -97,13 +97,18 @@ static uint64_t edge_hash_at(const void *edges, size_t i)
     return hash_edge(e->caller, e->callee);
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
+int fnp_array_grow(void **arr, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)
         return 0;
-    size_t n = *cap ? *cap * 2 : 64;
-    while (n < need)
+    size_t n = *cap ? *cap : 64;
+    while (n < need) {
+        if (n > SIZE_MAX / 2)
+            return -ENOMEM;
         n *= 2;
+    }
+    if (n > SIZE_MAX / size)
+        return -ENOMEM;
     void *a = realloc(*arr, n * size);
     if (!a)
         return -ENOMEM;
@@ -125,7 +130,7 @@ int64_t fnp_profile_func(struct fnp_profile *p, const struct fnp_key *key)
     }
     if (p->nfuncs >= UINT32_MAX - 1)
         return -ENOMEM;
-    if (grow((void **)&p->funcs, &p->funcs_cap, p->nfuncs + 1, sizeof(*p->funcs)))
+    if (fnp_array_grow((void **)&p->funcs, &p->funcs_cap, p->nfuncs + 1, sizeof(*p->funcs)))
         return -ENOMEM;
     struct fnp_func *f = &p->funcs[p->nfuncs];
     memset(f, 0, sizeof(*f));
@@ -177,7 +182,7 @@ int64_t fnp_profile_edge(struct fnp_profile *p, uint32_t caller, uint32_t callee
         return -EINVAL;
     if (p->nedges >= UINT32_MAX - 1)
         return -ENOMEM;
-    if (grow((void **)&p->edges, &p->edges_cap, p->nedges + 1, sizeof(*p->edges)))
+    if (fnp_array_grow((void **)&p->edges, &p->edges_cap, p->nedges + 1, sizeof(*p->edges)))
         return -ENOMEM;
     struct fnp_edge *e = &p->edges[p->nedges];
     memset(e, 0, sizeof(*e));

@@ -10,14 +10,14 @@
  * whose keys are then nearly all known. Everything goes into a profile of its own, which
  * replaces or is merged into the caller's only once the whole file has passed.
  */
-#include "pstats_read.h"
-
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "profile.h"
 
 #define NO_PAIR UINT32_MAX
 

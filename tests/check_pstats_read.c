@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "profile.h"
-#include "pstats_read.h"
 
 static const char *data_dir;
 

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "profile.h"
-#include "pstats_read.h"
 
 #define CHECK(cond)                                                                                \
     do {                                                                                           \

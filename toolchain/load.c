@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "pstats_read.h"
+#include "profile.h"
 
 /* Reads fd to its end into a malloc'd buffer. st_size is only a hint: /proc files and
  * pipes say 0. Stops one byte past the reader's limit, so that the reader says why. */
