@@ -202,6 +202,80 @@ static void read_build_id(Elf_Scn *scn, struct fnp_elf_file *out)
     }
 }
 
+static uint64_t read_le_be(const unsigned char *p, int n, bool big)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++)
+        v |= (uint64_t)p[big ? n - 1 - i : i] << (8 * i);
+    return v;
+}
+
+/*
+ * libdwarf 20210528 reads every .debug_rnglists and .debug_loclists header when it loads the
+ * first unit. On a header it rejects, internal_load_rnglists_contexts() frees the context and
+ * then goes on using it (a missing return): a double free, or an endless allocating loop when
+ * the length is 0. And dwarf_rnglists_get_rle_head() adds a DW_FORM_rnglistx entry of the
+ * offset array to the section start unchecked, then reads there: a wild read. So libdwarf
+ * only gets files whose list tables are whole: each area inside the section, each offset
+ * array inside its area, each offset pointing into it.
+ */
+static bool list_headers_ok(const unsigned char *p, uint64_t size, bool big)
+{
+    uint64_t off = 0;
+    while (off < size) {
+        uint64_t left = size - off, hdr = 4;
+        if (left < 4)
+            return false;
+        uint64_t len = read_le_be(p + off, 4, big);
+        if (len == 0xffffffff) {
+            if (left < 12)
+                return false;
+            len = read_le_be(p + off + 4, 8, big);
+            hdr = 12;
+        } else if (len >= 0xfffffff0) {
+            return false;
+        }
+        /* version (2), address size (1), segment selector size (1), offset count (4) */
+        if (len < 8 || len > left - hdr)
+            return false;
+        if (read_le_be(p + off + hdr, 2, big) != 5)
+            return false;
+        unsigned addr_size = p[off + hdr + 2];
+        if (addr_size != 2 && addr_size != 4 && addr_size != 8)
+            return false;
+        uint64_t end = off + hdr + len;
+        uint64_t array = off + hdr + 8;
+        uint64_t width = hdr == 12 ? 8 : 4;
+        uint64_t count = read_le_be(p + off + hdr + 4, 4, big);
+        if (count > (end - array) / width)
+            return false;
+        for (uint64_t i = 0; i < count; i++)
+            if (read_le_be(p + array + i * width, (int)width, big) >= end - array)
+                return false;
+        off = end;
+    }
+    return true;
+}
+
+static bool list_section_ok(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, const char *name)
+{
+    if (sh->sh_type == SHT_NOBITS)
+        return true; /* nothing libdwarf would read */
+    /* Inflated in memory only, as libdwarf will see it. */
+    if ((sh->sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+        return false;
+    if (name[1] == 'z' && elf_compress_gnu(scn, 0, 0) < 0)
+        return false;
+    Elf_Data *d = elf_getdata(scn, NULL);
+    if (!d)
+        return false;
+    if (!d->d_buf)
+        return d->d_size == 0;
+    const char *ident = elf_getident(e, NULL);
+    bool big = ident && ident[EI_DATA] == ELFDATA2MSB;
+    return list_headers_ok(d->d_buf, d->d_size, big);
+}
+
 static bool starts_with(const char *s, const char *prefix)
 {
     return strncmp(s, prefix, strlen(prefix)) == 0;
@@ -242,8 +316,25 @@ static int read_sections(Elf *e, struct fnp_elf_file *out)
             if (!gelf_getchdr(scn, &ch) || ch.ch_type != ELFCOMPRESS_ZLIB)
                 out->flags |= FNP_ELF_ZSTD_DEBUG;
         }
+        if ((strcmp(name, ".debug_rnglists") == 0 || strcmp(name, ".debug_loclists") == 0 ||
+             strcmp(name, ".zdebug_rnglists") == 0 || strcmp(name, ".zdebug_loclists") == 0) &&
+            !list_section_ok(e, scn, &sh, name))
+            out->flags |= FNP_ELF_BAD_LISTS;
     }
     return 0;
+}
+
+/* libelf takes a file cut short after its ELF header and shows it without sections; call it
+ * unreadable instead, as libdwarf would. */
+static bool headers_fit(Elf *e, uint64_t size)
+{
+    GElf_Ehdr eh;
+    size_t shnum = 0;
+    if (!gelf_getehdr(e, &eh) || elf_getshdrnum(e, &shnum) != 0)
+        return false;
+    uint64_t ph_end = eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize;
+    uint64_t sh_end = eh.e_shoff + (uint64_t)shnum * eh.e_shentsize;
+    return ph_end <= size && sh_end <= size && (eh.e_shoff != 0 || eh.e_phoff != 0);
 }
 
 int fnp_elf_load(const char *path, struct fnp_elf_file *out)
@@ -262,7 +353,8 @@ int fnp_elf_load(const char *path, struct fnp_elf_file *out)
     }
     Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
     int err = -ENOEXEC;
-    if (e && elf_kind(e) == ELF_K_ELF && gelf_getclass(e) != ELFCLASSNONE)
+    if (e && elf_kind(e) == ELF_K_ELF && gelf_getclass(e) != ELFCLASSNONE &&
+        headers_fit(e, (uint64_t)st.st_size))
         err = read_sections(e, out);
     if (e)
         elf_end(e);

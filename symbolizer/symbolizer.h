@@ -78,8 +78,7 @@ FNP_SYM_EXPORT struct fnp_symbolizer *fnp_symbolizer_new(fnp_warn_fn warn, void 
  * Returns 0, or -errno when memory ran out (out is then still filled, degraded).
  */
 FNP_SYM_EXPORT int fnp_symbolizer_resolve(struct fnp_symbolizer *s, const char *module_path,
-                                          const uint64_t *addrs, size_t n,
-                                          struct fnp_symbol *out);
+                                          const uint64_t *addrs, size_t n, struct fnp_symbol *out);
 
 /* Frees s and every string it returned; accepts NULL. */
 FNP_SYM_EXPORT void fnp_symbolizer_free(struct fnp_symbolizer *s);
@@ -113,9 +112,11 @@ struct fnp_elf_syms {
 enum fnp_elf_flag {
     FNP_ELF_DEBUG_INFO = 1u << 0,   /* has .debug_info or .zdebug_info */
     FNP_ELF_DEBUGALTLINK = 1u << 1, /* has .gnu_debugaltlink (dwz supplementary file) */
-    FNP_ELF_ZSTD_DEBUG = 1u << 2,   /* a .debug_* section is zstd-compressed */
+    FNP_ELF_ZSTD_DEBUG = 1u << 2,   /* a .debug_* section is compressed, but not with zlib */
     FNP_ELF_DEBUGLINK = 1u << 3,    /* has .gnu_debuglink */
     FNP_ELF_BUILD_ID = 1u << 4,     /* build_id holds the GNU build-id note */
+    FNP_ELF_BAD_LISTS = 1u << 5,    /* a .debug_rnglists/.debug_loclists table that libdwarf
+                                       20210528 would crash on (elf.c says how) */
 };
 
 struct fnp_elf_file {
@@ -156,7 +157,7 @@ struct fnp_dwarf_index {
     size_t nranges;
     struct fnp_dwarf_func *funcs;
     size_t nfuncs;
-    size_t ncus; /* compilation units seen: 0 means the file has no DWARF */
+    size_t ncus;   /* compilation units seen: 0 means the file has no DWARF */
     char *strings; /* owns every string in funcs */
 };
 
@@ -169,9 +170,9 @@ struct fnp_dwarf;
 int fnp_dwarf_open(const char *path, struct fnp_dwarf **out, char *true_path, size_t true_len,
                    char *msg, size_t msg_len);
 /* Indexes every function with code. Returns 0; -ENODATA (no compilation unit); -ENOTSUP
- * (split DWARF: msg says so); -EINVAL (damaged DWARF: msg says why) or -ENOMEM, where out
- * still holds what was read before the problem. Caller frees out with
- * fnp_dwarf_index_free, also after an error; out does not borrow from d. */
+ * (split DWARF: msg says so) or -EINVAL (damaged DWARF: msg says why), where out still holds
+ * what could be read; -ENOMEM (out empty). Caller frees out with fnp_dwarf_index_free, also
+ * after an error; out does not borrow from d. */
 int fnp_dwarf_index(struct fnp_dwarf *d, struct fnp_dwarf_index *out, char *msg, size_t msg_len);
 /* Accepts NULL. */
 void fnp_dwarf_close(struct fnp_dwarf *d);
