@@ -1,0 +1,98 @@
+# Robustness tests: threads, fork, exec, longjmp and C++ exceptions in profiled programs,
+# built at test time by tests/robust/run_robust.py (tests/robust/README.md). Included from
+# tests/CMakeLists.txt; labels e2e and robust, plus sanitize for the TSan/ASan builds.
+#   ctest -L robust                 everything
+#   ctest -L robust -LE sanitize    without the sanitizer builds
+
+set(fnp_robust_dir ${CMAKE_CURRENT_LIST_DIR}/robust)
+set(fnp_robust_work ${CMAKE_CURRENT_BINARY_DIR}/robust)
+
+# fnp_robust_case(<name suffix> <case> <cc> <opt> <mode> [run_robust.py options...])
+# KNOWN BUG (issue 4, open): a callee inlined into the function that called setjmp or
+# caught an exception records that function's stack pointer, so the cut at longjmp/catch
+# leaves its frame open and the next call gets it as caller (b -> d instead of a -> d;
+# counts stay exact). These cases fail until the cut knows the shadow-stack depth at
+# setjmp; -DFNPROF_TEST_KNOWN_BUGS=ON runs them.
+option(FNPROF_TEST_KNOWN_BUGS "Also run the robust cases of known, open bugs" OFF)
+set(fnp_known_broken longjmp.gcc-O2.link longjmp.gcc-O2.preload longjmp.gcc-O2.fortify.link
+    longjmp.gcc-O2.fortify.preload longjmp.gcc-O2.inline.link longjmp.clang-O2.inline.link
+    except.clang++-O2.inline.link)
+
+function(fnp_robust_case name case cc opt mode)
+    if(NOT FNPROF_TEST_KNOWN_BUGS AND name IN_LIST fnp_known_broken)
+        return()
+    endif()
+    set(test e2e.robust.${name})
+    add_test(NAME ${test}
+             COMMAND Python3::Interpreter -B ${fnp_robust_dir}/run_robust.py
+                     --case ${case} --cc ${cc} --opt=${opt} --mode ${mode}
+                     --lib-dir $<TARGET_FILE_DIR:fnprof_shared>
+                     --workdir ${fnp_robust_work}/${name} ${ARGN})
+    set_tests_properties(${test} PROPERTIES LABELS "e2e;robust" TIMEOUT 120
+                         SKIP_RETURN_CODE 77)
+endfunction()
+
+# compiler:optimisation pairs, each linked with -lfnprof and run under LD_PRELOAD.
+foreach(config gcc:-O0 gcc:-O2 clang:-O2)
+    string(REPLACE ":" ";" parts ${config})
+    list(GET parts 0 cc)
+    list(GET parts 1 opt)
+    foreach(mode link preload)
+        foreach(case threads threads_exit fork exec longjmp)
+            fnp_robust_case(${case}.${cc}${opt}.${mode} ${case} ${cc} ${opt} ${mode})
+        endforeach()
+    endforeach()
+endforeach()
+foreach(cxx g++ clang++)
+    foreach(opt -O0 -O2)
+        foreach(mode link preload)
+            fnp_robust_case(except.${cxx}${opt}.${mode} except ${cxx} ${opt} ${mode})
+        endforeach()
+    endforeach()
+endforeach()
+
+# longjmp through __longjmp_chk, and callees inlined into the function that called setjmp
+# (or caught the exception): their frames share its stack pointer.
+foreach(cc gcc clang)
+    fnp_robust_case(longjmp.${cc}-O2.fortify.link longjmp ${cc} -O2 link
+                    --cflags=-D_FORTIFY_SOURCE=2)
+    fnp_robust_case(longjmp.${cc}-O2.fortify.preload longjmp ${cc} -O2 preload
+                    --cflags=-D_FORTIFY_SOURCE=2)
+    fnp_robust_case(longjmp.${cc}-O2.inline.link longjmp ${cc} -O2 link
+                    --cflags=-DFNP_TEST_INLINE)
+endforeach()
+foreach(cxx g++ clang++)
+    fnp_robust_case(except.${cxx}-O2.inline.link except ${cxx} -O2 link
+                    --cflags=-DFNP_TEST_INLINE)
+endforeach()
+
+# 100,000 threads one after another (about 4 s a run here): exact counts, and a peak RSS
+# within 8 MB of the run with 1,000 threads.
+fnp_robust_case(threads_many.gcc-O2.link threads_many gcc -O2 link)
+fnp_robust_case(threads_many.clang-O2.preload threads_many clang -O2 preload)
+set_tests_properties(e2e.robust.threads_many.gcc-O2.link
+                     e2e.robust.threads_many.clang-O2.preload PROPERTIES TIMEOUT 300)
+
+# Every program with the runtime's sources compiled in under ThreadSanitizer and
+# AddressSanitizer (the program instrumented, the runtime not); any report fails the test.
+# A fixture compiles the runtime once per sanitizer. 5,000 threads for threads_many: TSan
+# takes 0.3 ms a thread.
+foreach(san tsan asan)
+    set(objs ${fnp_robust_work}/runtime.${san})
+    add_test(NAME e2e.robust.runtime.${san}
+             COMMAND Python3::Interpreter -B ${fnp_robust_dir}/run_robust.py --build-runtime
+                     --cc gcc --opt=-O1 --mode ${san} --source-root ${PROJECT_SOURCE_DIR}
+                     --workdir ${objs})
+    set_tests_properties(e2e.robust.runtime.${san} PROPERTIES LABELS "e2e;robust;sanitize"
+                         FIXTURES_SETUP fnp_robust_${san} SKIP_RETURN_CODE 77 TIMEOUT 120)
+    foreach(case threads threads_many threads_exit fork exec longjmp except)
+        set(cc gcc)
+        if(case STREQUAL "except")
+            set(cc g++)
+        endif()
+        fnp_robust_case(${case}.${cc}-O1.${san} ${case} ${cc} -O1 ${san} --runtime-objs ${objs}
+                        --threads 5000)
+        set_tests_properties(e2e.robust.${case}.${cc}-O1.${san} PROPERTIES
+                             LABELS "e2e;robust;sanitize" FIXTURES_REQUIRED fnp_robust_${san})
+    endforeach()
+endforeach()
