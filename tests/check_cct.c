@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "profile.h"
 #include "runtime.h"
 
@@ -327,9 +328,5 @@ int main(void)
     tcase_add_test(tc, wide_tree_keeps_every_child);
     tcase_add_test(tc, deep_recursion_grows_the_stack);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return fnp_check_run(s);
 }

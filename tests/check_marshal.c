@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "profile.h"
 
 static void ck_bytes(const struct fnp_sink *s, const char *hex)
@@ -142,9 +143,5 @@ int main(void)
     tcase_add_test(tc, times_are_never_nan_inf_or_negative);
     tcase_add_test(tc, atomic_write_keeps_the_old_file_on_failure);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return fnp_check_run(s);
 }

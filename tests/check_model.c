@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "profile.h"
 
 static uint32_t fn(struct fnp_profile *p, const char *name)
@@ -176,9 +177,5 @@ int main(void)
     tcase_add_test(tc, negative_self_time_reads_as_zero);
     tcase_add_test(tc, merge_sums_functions_and_edges);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return fnp_check_run(s);
 }
