@@ -4,6 +4,7 @@
  * Otherwise clock_gettime(CLOCK_MONOTONIC). Ticks are calibrated against CLOCK_MONOTONIC
  * over the whole run (first reading at load, second at the dump), so there is no
  * calibration spin at start-up and the rate is as exact as the run is long.
+ * PROF_TIMER=none takes no timestamp at all (count-only mode).
  */
 #include <string.h>
 
@@ -32,13 +33,17 @@ static int tsc_invariant(void)
 
 void fnp_clock_init(const char *want)
 {
+    if (want && strcmp(want, "none") == 0) {
+        fnp_clock_kind = FNP_CLOCK_NONE;
+        return;
+    }
     int tsc = tsc_invariant();
     if (want && strcmp(want, "monotonic") == 0)
         tsc = 0;
     else if (want && strcmp(want, "tsc") == 0 && !tsc)
         fnp_log("PROF_TIMER=tsc: this CPU has no invariant TSC; using CLOCK_MONOTONIC");
     else if (want && *want && strcmp(want, "auto") != 0 && strcmp(want, "tsc") != 0)
-        fnp_log("PROF_TIMER=%s: unknown timer (auto, tsc, monotonic); using auto", want);
+        fnp_log("PROF_TIMER=%s: unknown timer (auto, tsc, monotonic, none); using auto", want);
     fnp_clock_kind = tsc ? FNP_CLOCK_TSC : FNP_CLOCK_MONOTONIC;
     start_ns = fnp_clock_monotonic_ns();
     start_ticks = fnp_clock_now();
@@ -46,6 +51,8 @@ void fnp_clock_init(const char *want)
 
 double fnp_clock_tick_seconds(void)
 {
+    if (fnp_clock_kind == FNP_CLOCK_NONE)
+        return 1.0;
     if (fnp_clock_kind == FNP_CLOCK_MONOTONIC)
         return 1e-9;
     uint64_t ticks = fnp_clock_now() - start_ticks;
@@ -57,5 +64,6 @@ double fnp_clock_tick_seconds(void)
 
 const char *fnp_clock_name(void)
 {
-    return fnp_clock_kind == FNP_CLOCK_TSC ? "tsc" : "monotonic";
+    static const char *const names[] = {"tsc", "monotonic", "none"};
+    return names[fnp_clock_kind];
 }

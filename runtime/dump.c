@@ -162,6 +162,22 @@ static int build_tree(struct fnp_profile *p, const struct fnp_snapshot *s, const
     return 0;
 }
 
+/*
+ * Count-only mode (PROF_TIMER=none) took no timestamps. Rather than all-zero times, which
+ * snakeviz draws as nothing, every call weighs one tick: a node's ticks become the calls
+ * in its subtree, itself included. The model then gives tottime = a function's own calls
+ * and cumtime = the calls made under it, so the charts show where the calls happen.
+ * Snapshot nodes come parent first, so one backward pass sums the subtrees.
+ */
+static void count_as_ticks(struct fnp_snapshot *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        s->nodes[i].ticks = s->nodes[i].ncalls;
+    for (size_t i = s->n; i-- > 0;)
+        if (s->nodes[i].parent != UINT32_MAX)
+            s->nodes[s->nodes[i].parent].ticks += s->nodes[i].ticks;
+}
+
 static int write_pstats(struct fnp_sink *sink, void *profile)
 {
     return fnp_pstats_write(profile, sink);
@@ -189,6 +205,8 @@ int fnp_dump(const char *path, int quiet)
         rc = -ENODATA;
         goto out;
     }
+    if (fnp_clock_kind == FNP_CLOCK_NONE)
+        count_as_ticks(&snap);
     rc = -ENOMEM;
     addrs = malloc(snap.n * sizeof(*addrs));
     funcs = malloc(snap.n * sizeof(*funcs));
@@ -227,8 +245,11 @@ int fnp_dump(const char *path, int quiet)
         for (size_t i = 0; i < snap.n; i++)
             calls += snap.nodes[i].ncalls;
         uint64_t threads = fnp_thread_count();
-        fnp_log("wrote %s (%zu functions, %llu calls, %llu thread%s)", path, prof.nfuncs,
-                (unsigned long long)calls, (unsigned long long)threads, threads == 1 ? "" : "s");
+        fnp_log("wrote %s (%zu functions, %llu calls, %llu thread%s%s)", path, prof.nfuncs,
+                (unsigned long long)calls, (unsigned long long)threads, threads == 1 ? "" : "s",
+                fnp_clock_kind == FNP_CLOCK_NONE
+                    ? "; count-only: no times taken, 1 call counts as 1 second"
+                    : "");
     }
 out:
     if (rc == -ENOMEM)

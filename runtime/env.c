@@ -6,7 +6,7 @@
  *                path is taken against the working directory at load (the program may
  *                chdir later); "%p" becomes the process id, "%%" a percent sign.
  *   PROF_QUIET   "1": no line on stderr when the profile is written (errors still are).
- *   PROF_TIMER   auto (default), tsc, monotonic.
+ *   PROF_TIMER   auto (default), tsc, monotonic, none (count-only: no timestamps).
  *   PROF_OWNER   set by fnprof itself, not by users: "<pid>:<absolute PROF_OUTPUT>" of the
  *                process that writes PROF_OUTPUT as named. It is inherited by every process
  *                started below that one (fork, exec, system, posix_spawn), and those write

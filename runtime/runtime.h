@@ -178,6 +178,7 @@ void fnp_thread_after_fork(uint64_t now);
 enum fnp_clock_kind {
     FNP_CLOCK_TSC,       /* rdtsc: invariant TSC on x86_64 */
     FNP_CLOCK_MONOTONIC, /* clock_gettime(CLOCK_MONOTONIC) through the vDSO */
+    FNP_CLOCK_NONE,      /* count-only (PROF_TIMER=none): no timestamp is taken */
 };
 
 /* Written once by fnp_clock_init before recording starts. */
@@ -185,7 +186,8 @@ extern int fnp_clock_kind;
 
 /* Picks the clock (PROF_TIMER or the best available) and notes the calibration start. */
 void fnp_clock_init(const char *want);
-/* Seconds per tick, from the ticks and nanoseconds elapsed since fnp_clock_init. */
+/* Seconds per tick, from the ticks and nanoseconds elapsed since fnp_clock_init; 1 in
+ * count-only mode, where a tick is one call (see fnp_dump). */
 double fnp_clock_tick_seconds(void);
 /* Name of the clock in use, for the report. */
 const char *fnp_clock_name(void);
@@ -208,6 +210,8 @@ static inline FNP_NOINSTR uint64_t fnp_clock_now(void)
         return (uint64_t)hi << 32 | lo;
     }
 #endif
+    if (fnp_clock_kind == FNP_CLOCK_NONE)
+        return 0;
     return fnp_clock_monotonic_ns();
 }
 
@@ -216,7 +220,7 @@ static inline FNP_NOINSTR uint64_t fnp_clock_now(void)
 struct fnp_config {
     char *output;      /* PROF_OUTPUT made absolute at load; NULL: fnprof stays inert */
     int quiet;         /* PROF_QUIET=1: no line on success */
-    const char *timer; /* PROF_TIMER: auto, tsc, monotonic */
+    const char *timer; /* PROF_TIMER: auto, tsc, monotonic, none */
     int has_pid;       /* output contains %p: every process has its own name already */
     int child;         /* not the process that owns output (forked, or PROF_OWNER says
                           so): the file gets a .PID suffix unless has_pid */

@@ -43,6 +43,10 @@ foreach(mode link preload)
     fnp_e2e_case(e2e.timing.spin.gcc-O2.${mode} gcc -O2 ${mode} spin --check timing)
     set_tests_properties(e2e.timing.spin.gcc-O2.${mode} PROPERTIES RUN_SERIAL TRUE
                          LABELS "e2e;timing")
+    # Count-only mode: the same counts as cProfile, call counts for times.
+    foreach(prog mutual threeway worked)
+        fnp_e2e_case(e2e.count.${prog}.gcc-O2.${mode} gcc -O2 ${mode} ${prog} --check count)
+    endforeach()
     # PROF_OUTPUT unset: fnprof loaded but inert.
     fnp_e2e_case(e2e.no_output.fib.gcc-O2.${mode} gcc -O2 ${mode} fib --check no-output)
 endforeach()

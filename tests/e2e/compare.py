@@ -243,7 +243,34 @@ def fmt_counts(c):
     return "-" if c is None else "%d/%d" % c
 
 
-def compare(c_source, py_source, prof, out=sys.stdout):
+def check_count_only(stats):
+    """Count-only mode (PROF_TIMER=none) weighs every call as one second: a function's and an
+    edge's tottime are its call counts, cumtime the calls under it. Returns violations."""
+    bad = []
+    total = sum(v[1] for v in stats.values())
+    callees = {}
+    # pstats order: a function is (primitive, calls, ...), an edge (calls, primitive, ...).
+    for key, (pc, nc, tt, ct, callers) in stats.items():
+        if tt != float(nc):
+            bad.append("%s: tottime %r, want its %d calls" % (fmt_key(key), tt, nc))
+        if not callers and ct != float(total):
+            bad.append("%s (outermost): cumtime %r, want all %d calls" % (fmt_key(key), ct, total))
+        for caller, (enc, epc, ett, ect) in callers.items():
+            if ett != float(enc):
+                bad.append("%s -> %s: tottime %r, want its %d calls"
+                           % (fmt_key(caller), fmt_key(key), ett, enc))
+            callees.setdefault(caller, []).append((enc, epc, ect))
+    for key, (pc, nc, tt, ct, _) in stats.items():
+        out = callees.get(key, [])
+        # Without recursion, a function's calls under it are its own plus its callees'.
+        if nc == pc and all(enc == epc for enc, epc, _ in out):
+            want = tt + sum(ect for _, _, ect in out)
+            if ct != want:
+                bad.append("%s: cumtime %r, want own + callees' = %r" % (fmt_key(key), ct, want))
+    return bad
+
+
+def compare(c_source, py_source, prof, out=sys.stdout, count_only=False):
     """True when fnprof's file `prof` for c_source agrees with cProfile on py_source."""
     c_source = os.path.abspath(c_source)
     label = os.path.splitext(os.path.basename(c_source))[0]
@@ -260,6 +287,8 @@ def compare(c_source, py_source, prof, out=sys.stdout):
             print("  " + p, file=out)
         return False
     problems += check_invariants(c_stats)
+    if count_only:
+        problems += check_count_only(c_stats)
     c_names, c_dups = by_name(c_stats, "fnprof")
     problems += c_dups
 

@@ -11,6 +11,8 @@
 --check no-output: the instrumented build with fnprof loaded and PROF_OUTPUT unset prints
   what the plain build prints, nothing on stderr, and writes no file.
 --check timing: PROG.c (spin) under fnprof; timing.py checks the times.
+--check count: as profile, in count-only mode (PROF_TIMER=none): the same counts, times that
+  are call counts (compare.check_count_only), and stderr saying no times were taken.
 
 --mode link links with -lfnprof (rpath to --lib-dir); --mode preload links nothing of fnprof
 and runs with LD_PRELOAD=<lib-dir>/libfnprof.so. Sources are compiled from their own
@@ -117,7 +119,7 @@ def main(argv=None):
     p.add_argument("--lib-dir", required=True, help="directory holding libfnprof.so")
     p.add_argument("--include-dir", required=True, help="fnprof's public headers")
     p.add_argument("--workdir", required=True, help="scratch directory, emptied first")
-    p.add_argument("--check", default="profile", choices=("profile", "no-output", "timing"))
+    p.add_argument("--check", default="profile", choices=("profile", "no-output", "timing", "count"))
     p.add_argument("--progs-dir", default=os.path.join(HERE, "progs"))
     args = p.parse_args(argv)
 
@@ -144,7 +146,7 @@ def run_case(args):
         raise compare.SetupError("compiler %r not found" % args.cc)
     if not os.path.isfile(c_source):
         raise compare.SetupError("no %s" % c_source)
-    if args.check == "profile" and not os.path.isfile(py_source):
+    if args.check in ("profile", "count") and not os.path.isfile(py_source):
         raise compare.SetupError("no Python mirror %s" % py_source)
     if not os.path.isfile(libfnprof):
         raise Failure("no %s: build the fnprof_shared target first" % libfnprof)
@@ -189,7 +191,7 @@ def run_case(args):
         print("run_case: PROF_OUTPUT unset: same output, nothing on stderr, no file")
         return
 
-    if args.check == "profile":
+    if args.check in ("profile", "count"):
         status, mirror_out, err, _ = run([sys.executable, "-B", py_source], rundir)
         if status != 0:
             raise compare.SetupError("the Python mirror exits %d: %s" % (status, err))
@@ -197,13 +199,18 @@ def run_case(args):
             raise compare.SetupError("the Python mirror prints something else than %s:\n%s\n%s"
                                      % (source, want_out, mirror_out))
 
-    status, out, err, wall = run([instrumented], rundir, dict(loader, PROF_OUTPUT=prof))
+    env = dict(loader, PROF_OUTPUT=prof)
+    if args.check == "count":
+        env["PROF_TIMER"] = "none"
+    status, out, err, wall = run([instrumented], rundir, env)
     sys.stdout.write(err)
     if status != 0:
         raise Failure("exit status %d under fnprof" % status)
     fnprof_stderr_only(err)
-    if args.check == "profile":
+    if args.check in ("profile", "count"):
         expect_same("stdout under fnprof", out, want_out)
+    if args.check == "count" and "count-only: no times taken" not in err:
+        raise Failure("PROF_TIMER=none: stderr does not say that no times were taken")
     if os.listdir(rundir):
         raise Failure("files written in the program's cwd: %s" % " ".join(os.listdir(rundir)))
     # The file is written whole (a temporary file renamed over PROF_OUTPUT): none may be left.
@@ -217,7 +224,8 @@ def run_case(args):
     if args.check == "timing":
         ok = timing.check_timing(c_source, prof, out, wall, sys.stdout)
     else:
-        ok = compare.compare(c_source, py_source, prof, out=sys.stdout)
+        ok = compare.compare(c_source, py_source, prof, out=sys.stdout,
+                             count_only=args.check == "count")
     if not ok:
         raise Failure("%s: fnprof's profile is wrong (see above)" % args.prog)
 
