@@ -100,6 +100,66 @@ int fnp_profile_merge(struct fnp_profile *a, const struct fnp_profile *b);
  * hostile count cannot ask for more than a small multiple of the input. */
 int fnp_array_grow(void **arr, size_t *cap, size_t need, size_t size);
 
+/* ---- build.c: a profile from recorded addresses ------------------------------------ */
+
+/*
+ * What a run recorded, before anything is named: used by the runtime's dump and by
+ * `fnprof symbolize` on a raw snapshot (runtime/raw.c). Nodes come parent first.
+ */
+struct fnp_raw_node {
+    uint64_t fn;     /* entry address in the low FNP_ADDR_BITS; the module generation above */
+    uint32_t parent; /* index, or FNP_NO_PARENT for a thread's outermost calls */
+    uint32_t thread; /* index of the thread it was recorded on */
+    uint64_t ncalls;
+    uint64_t ticks; /* inclusive ticks of the calls that returned or were closed */
+};
+
+/* Code addresses fit in 48 bits on x86_64 and arm64 user space; the bits above carry the
+ * generation of the module map the address was recorded under (a dlclose begins a new
+ * one), so an address reused by a later library still names the function it meant. */
+#define FNP_ADDR_BITS 48
+#define FNP_ADDR_MASK ((UINT64_C(1) << FNP_ADDR_BITS) - 1)
+
+/* A loaded object, live or unloaded: it holds the addresses [lo, hi) recorded under
+ * generations below gen_end (UINT32_MAX for one still loaded). */
+struct fnp_raw_module {
+    const char *path;
+    uint64_t bias; /* runtime address - ELF virtual address */
+    uint64_t lo, hi;
+    uint32_t gen_end;
+};
+
+struct fnp_raw {
+    const struct fnp_raw_node *nodes;
+    size_t n;
+    size_t threads; /* threads with at least one call */
+    const struct fnp_raw_module *mods;
+    size_t nmods;
+    double tick_seconds;
+    int count_only; /* no timestamps were taken: ticks are rebuilt from call counts */
+};
+
+struct fnp_symbolizer;
+struct fnp_symbol;
+
+/* The symbolizer's three calls (symbolizer/symbolizer.h), linked in or dlopen'd. */
+struct fnp_symbolizer_api {
+    struct fnp_symbolizer *(*create)(void (*warn)(void *, const char *), void *ctx);
+    int (*resolve)(struct fnp_symbolizer *s, const char *module, const uint64_t *addrs, size_t n,
+                   struct fnp_symbol *out);
+    void (*destroy)(struct fnp_symbolizer *s);
+    void (*warn)(void *ctx, const char *msg); /* handed to create */
+};
+
+/*
+ * Names every address of r (api NULL: by module and offset) and adds the forest to p with
+ * cProfile's rules. With more than one thread or outermost function, every outermost call
+ * hangs from the synthetic function ('~', 0, '<process>'). In count-only mode each call
+ * weighs one tick. Returns 0, -ENOMEM or -EINVAL (a malformed forest).
+ */
+int fnp_profile_build(struct fnp_profile *p, const struct fnp_raw *r,
+                      const struct fnp_symbolizer_api *api);
+
 /* ---- sink.c: where writers put bytes ----------------------------------------------- */
 
 struct fnp_sink {

@@ -121,7 +121,7 @@ FNP_NOINSTR void fnp_cct_exit_mismatch(struct fnp_thread *t, uintptr_t fn, uint6
     }
     uint32_t d = t->depth;
     uint32_t k = d;
-    while (k > 0 && t->frames[k - 1].node->fn != fn)
+    while (k > 0 && (t->frames[k - 1].node->fn & FNP_ADDR_MASK) != fn)
         k--;
     if (k == 0) {
         __atomic_store_n(&t->unmatched, t->unmatched + 1, __ATOMIC_RELAXED);

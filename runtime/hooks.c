@@ -14,12 +14,14 @@
 FNP_HOOK void __cyg_profile_func_enter(void *fn, void *call_site)
 {
     (void)call_site; /* the physical caller, wrong for inlined callees: the stack knows */
-    if (FNP_UNLIKELY(!__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED)))
+    uint64_t rec = __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED);
+    if (FNP_UNLIKELY(!rec))
         return;
     struct fnp_thread *t = fnp_tls;
     if (FNP_UNLIKELY(!t) && !(t = fnp_thread_attach()))
         return;
-    fnp_cct_enter(t, (uintptr_t)fn, fnp_clock_now(), (uintptr_t)__builtin_frame_address(0));
+    fnp_cct_enter(t, fnp_key((uintptr_t)fn, rec), fnp_clock_now(),
+                  (uintptr_t)__builtin_frame_address(0));
 }
 
 FNP_HOOK void __cyg_profile_func_exit(void *fn, void *call_site)

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "profile.h"
+
 #define FNP_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FNP_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FNP_NOINSTR __attribute__((no_instrument_function))
@@ -31,7 +33,7 @@
  * lives. 64 bytes: one cache line.
  */
 struct fnp_node {
-    uintptr_t fn; /* function entry address; 0 for a thread's root */
+    uintptr_t fn; /* key: entry address | module generation << FNP_ADDR_BITS; 0 for a root */
     struct fnp_node *parent;
     struct fnp_node *hot;         /* the child entered last: the likely next one */
     struct fnp_node *first_child; /* published with release */
@@ -129,7 +131,8 @@ static inline FNP_NOINSTR void fnp_cct_enter(struct fnp_thread *t, uintptr_t fn,
     __atomic_store_n(&n->ncalls, n->ncalls + 1, __ATOMIC_RELAXED);
 }
 
-/* The innermost frame closed, if it is fn's. */
+/* The innermost frame closed, if it is fn's (an address: the generation may have changed
+ * since the enter, by a dlclose in between). */
 static inline FNP_NOINSTR void fnp_cct_exit(struct fnp_thread *t, uintptr_t fn, uint64_t now)
 {
     uint32_t d = t->depth;
@@ -139,7 +142,7 @@ static inline FNP_NOINSTR void fnp_cct_exit(struct fnp_thread *t, uintptr_t fn, 
     }
     struct fnp_frame *f = &t->frames[d - 1];
     struct fnp_node *n = f->node;
-    if (FNP_UNLIKELY(n->fn != fn)) {
+    if (FNP_UNLIKELY((n->fn & FNP_ADDR_MASK) != fn)) {
         fnp_cct_exit_mismatch(t, fn, now);
         return;
     }
@@ -241,17 +244,9 @@ void fnp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- snapshot.c --------------------------------------------------------------------- */
 
-/* One recorded call path, flattened: parent before child. */
-struct fnp_snap_node {
-    uint64_t fn;     /* runtime address */
-    uint32_t parent; /* index, or UINT32_MAX for a thread's outermost calls */
-    uint32_t thread; /* index of the thread it was recorded on */
-    uint64_t ncalls;
-    uint64_t ticks;
-};
-
+/* Every thread's tree, flattened: parent before child (the model's input, profile.h). */
 struct fnp_snapshot {
-    struct fnp_snap_node *nodes;
+    struct fnp_raw_node *nodes;
     size_t n;
     size_t cap;
     size_t threads;     /* threads with at least one call */
@@ -271,17 +266,6 @@ void fnp_snapshot_free(struct fnp_snapshot *s);
 
 /* ---- symload.c ---------------------------------------------------------------------- */
 
-struct fnp_symbol;
-
-/* The symbolizer's three calls, linked in (libfnprof.a) or dlopen'd from the directory of
- * libfnprof.so. */
-struct fnp_symbolizer_api {
-    struct fnp_symbolizer *(*create)(void (*warn)(void *, const char *), void *ctx);
-    int (*resolve)(struct fnp_symbolizer *s, const char *module, const uint64_t *addrs, size_t n,
-                   struct fnp_symbol *out);
-    void (*destroy)(struct fnp_symbolizer *s);
-};
-
 /* Notes where libfnprof.so lives (at load, before the program can chdir). */
 void fnp_symload_init(void);
 /* Fills api; 0, or -ENOENT with a message logged once when the symbolizer cannot load. */
@@ -292,11 +276,34 @@ int fnp_symload_get(struct fnp_symbolizer_api *api);
 /* Finds the real longjmp family (before main: never from a wrapper). */
 void fnp_interpose_init(void);
 
+/* ---- unload.c: dlclose --------------------------------------------------------------- */
+
+/* A library that was unloaded while recording: its calls are named from it at the dump. */
+struct fnp_retired {
+    struct fnp_raw_module mod;
+    struct fnp_retired *next; /* immutable once pushed */
+};
+
+/* Every library unloaded so far, newest first (acquire load). */
+struct fnp_retired *fnp_retired_list(void);
+/* Finds the real dlclose (at load). */
+void fnp_unload_init(void);
+
 /* ---- dump.c ------------------------------------------------------------------------- */
 
-/* Recording on: set once at load when PROF_OUTPUT is set, cleared after the exit dump.
- * The hooks' inert test reads it. */
-extern int fnp_recording;
+/*
+ * Read by every hook: 0 when not recording (PROF_OUTPUT unset, or after the exit dump);
+ * else FNP_ON, with the module generation in the bits from FNP_ADDR_BITS up. The enter
+ * hook ORs those bits into the function's key, so the one load serves both purposes.
+ */
+extern uint64_t fnp_recording;
+#define FNP_ON UINT64_C(1)
+#define FNP_GEN_ONE (UINT64_C(1) << FNP_ADDR_BITS)
+
+static inline FNP_NOINSTR uintptr_t fnp_key(uintptr_t fn, uint64_t recording)
+{
+    return fn | (uintptr_t)(recording & ~FNP_ADDR_MASK);
+}
 
 /* Writes the profile to path now (every thread, open calls closed at this moment).
  * Returns 0 or -errno; reports on stderr unless quiet. */

@@ -22,11 +22,11 @@ static int by_node(const void *a, const void *b)
     return x->node < y->node ? -1 : x->node > y->node;
 }
 
-static int push_node(struct fnp_snapshot *s, const struct fnp_snap_node *n)
+static int push_node(struct fnp_snapshot *s, const struct fnp_raw_node *n)
 {
     if (s->n == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 1024;
-        struct fnp_snap_node *nodes = realloc(s->nodes, cap * sizeof(*nodes));
+        struct fnp_raw_node *nodes = realloc(s->nodes, cap * sizeof(*nodes));
         if (!nodes)
             return -ENOMEM;
         s->nodes = nodes;
@@ -91,7 +91,7 @@ int fnp_snapshot_add_thread(struct fnp_snapshot *s, struct fnp_thread *t, uint32
     const struct fnp_node *n = __atomic_load_n(&t->root.first_child, __ATOMIC_ACQUIRE);
     size_t before = s->n;
     while (n && !rc) {
-        struct fnp_snap_node sn = {
+        struct fnp_raw_node sn = {
             .fn = n->fn,
             .parent = depth ? path[depth - 1] : UINT32_MAX,
             .thread = thread,

@@ -1,0 +1,201 @@
+/*
+ * From recorded addresses to a profile: where the runtime's exit dump and `fnprof
+ * symbolize` (a raw snapshot written by a signal handler) meet. Each node's address is
+ * placed in the module that held it when it was recorded, named once per distinct
+ * (module, address) by the symbolizer, and the forest handed to the model.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+#include "symbolizer.h"
+
+#define SYNTHETIC_FILE "~"
+#define PROCESS_NAME "<process>"
+#define NO_MODULE UINT32_MAX
+
+/* One distinct thing to name: an address in a module (or in none). */
+struct site {
+    uint32_t mod;
+    uint64_t addr; /* runtime address */
+};
+
+static int by_site(const void *a, const void *b)
+{
+    const struct site *x = a, *y = b;
+    if (x->mod != y->mod)
+        return x->mod < y->mod ? -1 : 1;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The module that held addr under generation gen: of the modules covering addr, the one
+ * unloaded first after gen began (a live one has gen_end UINT32_MAX). Address ranges of
+ * modules alive at the same time never overlap, so that one was loaded at the time. */
+static uint32_t module_of(const struct fnp_raw *r, uint64_t addr, uint32_t gen)
+{
+    uint32_t best = NO_MODULE;
+    for (size_t i = 0; i < r->nmods; i++) {
+        const struct fnp_raw_module *m = &r->mods[i];
+        if (addr < m->lo || addr >= m->hi || gen >= m->gen_end)
+            continue;
+        if (best == NO_MODULE || m->gen_end < r->mods[best].gen_end)
+            best = (uint32_t)i;
+    }
+    return best;
+}
+
+/* A key for an address nothing could name: the object and the offset in it. */
+static int64_t address_func(struct fnp_profile *p, const char *object, uint64_t offset)
+{
+    char name[32];
+    snprintf(name, sizeof(name), "0x%llx", (unsigned long long)offset);
+    struct fnp_key key = {.file = object, .line = 0, .name = name};
+    return fnp_profile_func(p, &key);
+}
+
+/* funcs[i]: the function of sites[i] (sorted, unique). */
+static int name_sites(struct fnp_profile *p, const struct fnp_raw *r, const struct site *sites,
+                      size_t n, uint32_t *funcs, const struct fnp_symbolizer_api *api)
+{
+    struct fnp_symbolizer *sym = api ? api->create(api->warn, NULL) : NULL;
+    uint64_t *elf = malloc((n ? n : 1) * sizeof(*elf));
+    struct fnp_symbol *out = malloc((n ? n : 1) * sizeof(*out));
+    int rc = elf && out ? 0 : -ENOMEM;
+    for (size_t i = 0; i < n && !rc;) {
+        size_t j = i + 1;
+        while (j < n && sites[j].mod == sites[i].mod)
+            j++;
+        const struct fnp_raw_module *m = sites[i].mod == NO_MODULE ? NULL : &r->mods[sites[i].mod];
+        for (size_t k = i; k < j; k++)
+            elf[k - i] = m ? sites[k].addr - m->bias : sites[k].addr;
+        if (sym && m)
+            api->resolve(sym, m->path, elf, j - i, out);
+        for (size_t k = i; k < j && !rc; k++) {
+            int64_t f;
+            if (sym && m) {
+                struct fnp_key key = {out[k - i].file, out[k - i].line, out[k - i].name};
+                f = fnp_profile_func(p, &key);
+            } else {
+                f = address_func(p, m ? m->path : "<unknown>", elf[k - i]);
+            }
+            rc = f < 0 ? (int)f : 0;
+            funcs[k] = (uint32_t)f;
+        }
+        i = j;
+    }
+    if (sym)
+        api->destroy(sym);
+    free(elf);
+    free(out);
+    return rc;
+}
+
+/*
+ * Count-only mode took no timestamps. Rather than all-zero times, which snakeviz draws as
+ * nothing, every call weighs one tick: a node's ticks become the calls in its subtree,
+ * itself included. The model then gives tottime = a function's own calls and cumtime = the
+ * calls made under it, so the charts show where the calls happen.
+ */
+static void count_as_ticks(struct fnp_tree_node *nodes, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        nodes[i].ticks = nodes[i].ncalls;
+    for (size_t i = n; i-- > 0;)
+        if (nodes[i].parent != FNP_NO_PARENT)
+            nodes[nodes[i].parent].ticks += nodes[i].ticks;
+}
+
+/*
+ * The forest handed to the model, in tree[1..n]. With more than one thread or more than
+ * one outermost function, every outermost call hangs from one synthetic function in
+ * tree[0]: snakeviz draws only the caller-less function with the largest cumtime, so
+ * without it a multi-threaded run would show the main thread alone. pstats prints it as
+ * {process}, the way it prints cProfile's own built-ins. Returns the first node used.
+ */
+static int64_t hang_roots(struct fnp_profile *p, const struct fnp_raw *r,
+                          struct fnp_tree_node *tree)
+{
+    struct fnp_tree_node *body = tree + 1;
+    int several = r->threads > 1;
+    uint32_t first_root = FNP_NO_PARENT;
+    for (size_t i = 0; i < r->n; i++) {
+        if (body[i].parent != FNP_NO_PARENT)
+            continue;
+        if (first_root == FNP_NO_PARENT)
+            first_root = body[i].func;
+        else if (body[i].func != first_root)
+            several = 1;
+    }
+    if (!several)
+        return 1;
+    struct fnp_key key = {.file = SYNTHETIC_FILE, .line = 0, .name = PROCESS_NAME};
+    int64_t root = fnp_profile_func(p, &key);
+    if (root < 0)
+        return root;
+    tree[0] = (struct fnp_tree_node){.func = (uint32_t)root, .parent = FNP_NO_PARENT, .ncalls = 1};
+    for (size_t i = 0; i < r->n; i++) {
+        if (body[i].parent == FNP_NO_PARENT) {
+            body[i].parent = 0;
+            tree[0].ticks += body[i].ticks;
+        } else {
+            body[i].parent++;
+        }
+    }
+    return 0;
+}
+
+int fnp_profile_build(struct fnp_profile *p, const struct fnp_raw *r,
+                      const struct fnp_symbolizer_api *api)
+{
+    struct fnp_tree_node *tree = malloc((r->n + 1) * sizeof(*tree));
+    struct site *sites = malloc((r->n ? r->n : 1) * sizeof(*sites));
+    uint32_t *funcs = malloc((r->n ? r->n : 1) * sizeof(*funcs));
+    int rc = tree && sites && funcs ? 0 : -ENOMEM;
+    size_t nsites = 0;
+    for (size_t i = 0; i < r->n && !rc; i++) {
+        if (r->nodes[i].parent != FNP_NO_PARENT && r->nodes[i].parent >= i)
+            rc = -EINVAL; /* parent first, or the tree's sums are wrong */
+        uint64_t addr = r->nodes[i].fn & FNP_ADDR_MASK;
+        sites[i] =
+            (struct site){module_of(r, addr, (uint32_t)(r->nodes[i].fn >> FNP_ADDR_BITS)), addr};
+    }
+    if (rc)
+        goto out;
+    /* tree[1 + i].func temporarily holds node i's site until the sites are named. */
+    for (size_t i = 0; i < r->n; i++)
+        tree[1 + i] = (struct fnp_tree_node){
+            .parent = r->nodes[i].parent, .ncalls = r->nodes[i].ncalls, .ticks = r->nodes[i].ticks};
+    struct site *sorted = malloc((r->n ? r->n : 1) * sizeof(*sorted));
+    if (!sorted) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    memcpy(sorted, sites, r->n * sizeof(*sites));
+    qsort(sorted, r->n, sizeof(*sorted), by_site);
+    for (size_t i = 0; i < r->n; i++)
+        if (nsites == 0 || by_site(&sorted[nsites - 1], &sorted[i]) != 0)
+            sorted[nsites++] = sorted[i];
+    rc = name_sites(p, r, sorted, nsites, funcs, api);
+    for (size_t i = 0; i < r->n && !rc; i++) {
+        const struct site *s = bsearch(&sites[i], sorted, nsites, sizeof(*sorted), by_site);
+        tree[1 + i].func = funcs[s - sorted];
+    }
+    free(sorted);
+    if (rc)
+        goto out;
+    if (r->count_only)
+        count_as_ticks(tree + 1, r->n);
+    int64_t first = hang_roots(p, r, tree);
+    if (first < 0) {
+        rc = (int)first;
+        goto out;
+    }
+    rc = fnp_profile_add_tree(p, tree + first, r->n + 1 - (size_t)first, r->tick_seconds);
+out:
+    free(tree);
+    free(sites);
+    free(funcs);
+    return rc;
+}
