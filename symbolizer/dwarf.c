@@ -27,10 +27,6 @@
  * bound stops cycles in damaged input. */
 #define MAX_CHAIN 16
 
-struct fnp_dwarf {
-    Dwarf_Debug dbg;
-};
-
 /* Strings while indexing: offsets into one buffer; offset 0 is "" and means "none". */
 struct strbuf {
     char *p;
@@ -98,13 +94,28 @@ struct cu_files {
     size_t *str;       /* interned strbuf offset per entry, 0 = not yet */
 };
 
+/* A function with code. Its name, file and line are resolved when first looked up: a profile
+ * asks for a few of the functions in the units it touches, and following DW_AT_specification
+ * chains costs as much as the walk itself. */
 struct build_func {
-    size_t name, linkage, file;
+    size_t name, linkage, file; /* strbuf offsets, valid once resolved */
     uint32_t line;
+    bool resolved;
+    uint32_t unit;  /* index into fnp_dwarf.units */
+    uint32_t scope; /* index into walker.scopes */
+    Dwarf_Off off;
+    struct attrs a; /* the DIE's own attributes; strings borrowed until dwarf_finish */
+};
+
+/* [lo, hi) of one function; a function may have several (trap 5). */
+struct frange {
+    uint64_t lo, hi;
+    size_t func; /* index into walker.funcs */
 };
 
 struct walker {
     Dwarf_Debug dbg;
+    const struct fnp_elf_file *elf; /* line table versions, or NULL */
     /* the unit being walked */
     Dwarf_Die cu_die;
     Dwarf_Off cu_off;
@@ -112,6 +123,8 @@ struct walker {
     Dwarf_Half version;
     Dwarf_Addr cu_base;
     bool c_only;    /* C units: no member functions, so type bodies need no walk */
+    bool deep;      /* walk nested DIEs too (see fnp_dwarf_prepare) */
+    uint32_t unit;  /* index into fnp_dwarf.units of the unit being walked */
     size_t cu_file; /* interned primary source file, 0 = not computed */
     bool cu_file_done;
     struct rec *recs; /* in DIE order, which is offset order: binary search by off */
@@ -120,7 +133,9 @@ struct walker {
     size_t nscopes, capscopes;
     struct pending *pend;
     size_t npend, cappend;
-    struct cu_files files;   /* this unit's */
+    struct cu_files *files;  /* this unit's (each unit keeps its table once loaded) */
+    struct cu_files scratch; /* the files of a unit not in fnp_dwarf.units */
+    size_t ctx_unit;         /* the unit whose context (cu_die...) is set for lookups */
     struct cu_files foreign; /* the last other unit a chain led into */
     /* results */
     struct strbuf str;
@@ -128,13 +143,42 @@ struct walker {
     struct addrset entries;
     struct build_func *funcs;
     size_t nfuncs, capfuncs;
-    struct fnp_dwarf_range *ranges;
+    struct frange *ranges;
     size_t nranges, capranges;
-    size_t ncus, skeletons;
+    size_t skeletons;
     bool oom;
     int err; /* first damage seen: -EINVAL with msg */
-    char *msg;
-    size_t msg_len;
+    char msg[256];
+};
+
+/* A compilation unit: where it is, and how far it has been walked. */
+struct unit {
+    Dwarf_Off off;
+    struct cu_files files; /* its file table, loaded on first need */
+    Dwarf_Half version;
+    uint8_t walked; /* 0 not yet, 1 shallow, 2 deep */
+    bool unbounded; /* no usable ranges: walked as soon as anything is asked */
+};
+
+/* One address range of a unit, from its DIE's low_pc/high_pc or DW_AT_ranges. */
+struct urange {
+    uint64_t lo, hi;
+    uint64_t max_hi; /* the largest hi of this and every earlier entry (sorted by lo) */
+    size_t unit;
+};
+
+struct fnp_dwarf {
+    Dwarf_Debug dbg;
+    struct unit *units;
+    size_t nunits, capunits;
+    struct urange *uranges;
+    size_t nuranges, capuranges;
+    size_t walked;
+    struct walker w;
+    bool stale;                /* w.ranges unsorted */
+    Dwarf_Die ctx_die;         /* the CU DIE of w.ctx_unit, for lookups */
+    struct fnp_dwarf_func cur; /* what fnp_dwarf_find returned last */
+    bool err_reported;         /* w.err already returned once */
 };
 
 /* ---- small helpers ------------------------------------------------------------------- */
@@ -182,10 +226,10 @@ static void note_error(struct walker *w, Dwarf_Error *e, const char *what)
         w->err = -EINVAL;
         const char *why = *e ? dwarf_errmsg(*e) : "damaged";
         if (w->in_cu)
-            set_msg(w->msg, w->msg_len, "%s in the unit at 0x%llx: %s", what,
+            set_msg(w->msg, sizeof w->msg, "%s in the unit at 0x%llx: %s", what,
                     (unsigned long long)w->cu_off, why ? why : "damaged");
         else
-            set_msg(w->msg, w->msg_len, "%s: %s", what, why ? why : "damaged");
+            set_msg(w->msg, sizeof w->msg, "%s: %s", what, why ? why : "damaged");
     }
     drop_error(w->dbg, e);
 }
@@ -473,21 +517,34 @@ static void cu_files_load(struct walker *w, Dwarf_Die cu_die, Dwarf_Off cu_off, 
     Dwarf_Small tables = 0;
     Dwarf_Line_Context ctx = NULL;
     Dwarf_Signed base = 1, count = 0, end = 0;
-    int r = dwarf_srclines_b(cu_die, &version, &tables, &ctx, &e);
-    if (r != DW_DLV_OK) {
-        /* Without a line table decl_file cannot be resolved: functions fall back to the
-         * unit's own file, which is wrong for those defined in headers. */
-        if (r == DW_DLV_ERROR)
-            note_error(w, &e, "reading the line table");
-        return;
+    int known = -1; /* the table's version, when elf.c read it: no decoding needed */
+    Dwarf_Attribute at = NULL;
+    if (w->elf && dwarf_attr(cu_die, DW_AT_stmt_list, &at, &e) == DW_DLV_OK) {
+        Dwarf_Off off = 0;
+        if (dwarf_global_formref(at, &off, &e) == DW_DLV_OK)
+            known = fnp_elf_line_version(w->elf, off);
+        dwarf_dealloc_attribute(at);
     }
-    if (dwarf_srclines_files_indexes(ctx, &base, &count, &end, &e) != DW_DLV_OK) {
-        drop_error(w->dbg, &e);
-        base = version >= 5 ? 0 : 1;
+    drop_error(w->dbg, &e);
+    if (known >= 0) {
+        base = known >= 5 ? 0 : 1;
+    } else {
+        int r = dwarf_srclines_b(cu_die, &version, &tables, &ctx, &e);
+        if (r != DW_DLV_OK) {
+            /* Without a line table decl_file cannot be resolved: functions fall back to the
+             * unit's own file, which is wrong for those defined in headers. */
+            if (r == DW_DLV_ERROR)
+                note_error(w, &e, "reading the line table");
+            return;
+        }
+        if (dwarf_srclines_files_indexes(ctx, &base, &count, &end, &e) != DW_DLV_OK) {
+            drop_error(w->dbg, &e);
+            base = version >= 5 ? 0 : 1;
+        }
+        dwarf_srclines_dealloc_b(ctx);
     }
-    dwarf_srclines_dealloc_b(ctx);
     /* dwarf_srcfiles joins each name with its include directory and DW_AT_comp_dir. */
-    r = dwarf_srcfiles(cu_die, &f->files, &f->n, &e);
+    int r = dwarf_srcfiles(cu_die, &f->files, &f->n, &e);
     if (r != DW_DLV_OK) {
         if (r == DW_DLV_ERROR)
             note_error(w, &e, "reading the line table's files");
@@ -515,9 +572,9 @@ static size_t cu_files_get(struct walker *w, struct cu_files *f, Dwarf_Unsigned 
 
 static size_t local_file(struct walker *w, Dwarf_Unsigned index)
 {
-    if (!w->files.loaded)
-        cu_files_load(w, w->cu_die, w->cu_off, &w->files);
-    return cu_files_get(w, &w->files, index);
+    if (!w->files->loaded)
+        cu_files_load(w, w->cu_die, w->cu_off, w->files);
+    return cu_files_get(w, w->files, index);
 }
 
 /* The unit's own source file: the fallback for functions without DW_AT_decl_file. */
@@ -699,8 +756,11 @@ static void visit_subprogram(struct walker *w, Dwarf_Die die, uint32_t scope, in
         (lo == 0 || !add_entry(w, lo))) {
         /* Discarded, or a COMDAT copy that ld pointed at the kept one, which an earlier unit
          * described (a template used by 24 units: 24 DIEs, one function). So are the
-         * functions nested in it. */
+         * functions nested in it, unless this is the deep walk of a unit whose shallow walk
+         * indexed the function itself but not what it nests. */
         r->lazy = true;
+        if (lo != 0 && w->deep)
+            walk_children(w, die, scope, depth + 1);
         return;
     }
     if (res != DW_DLV_OK) {
@@ -709,7 +769,7 @@ static void visit_subprogram(struct walker *w, Dwarf_Die die, uint32_t scope, in
             r->lazy = true;
             /* An abstract instance (inline, or a clone's origin) holds its lambdas' closure
              * types; a declaration holds parameters only. */
-            if (!declaration)
+            if (!declaration && w->deep)
                 walk_children(w, die, scope, depth + 1);
             return;
         }
@@ -725,7 +785,8 @@ static void visit_subprogram(struct walker *w, Dwarf_Die die, uint32_t scope, in
         read_pc(w, die, &w->recs[idx].a, idx);
     }
     /* Nested: C++ local classes and lambdas' closure types, GNU C nested functions. */
-    walk_children(w, die, scope, depth + 1);
+    if (w->deep)
+        walk_children(w, die, scope, depth + 1);
 }
 
 static void visit_scope(struct walker *w, Dwarf_Die die, Dwarf_Half tag, uint32_t scope, int depth)
@@ -761,14 +822,18 @@ static void visit(struct walker *w, Dwarf_Die die, uint32_t scope, int depth)
     case DW_TAG_structure_type:
     case DW_TAG_union_type:
     case DW_TAG_interface_type:
-        if (w->c_only)
-            break; /* members only, and C structs are plentiful */
+        /* Members only, and C structs are plentiful. In C++ the definitions of members sit
+         * outside the class, reaching their declarations through DW_AT_specification, which
+         * resolve() reads on demand: the shallow walk skips type bodies too. */
+        if (w->c_only || !w->deep)
+            break;
         /* fall through */
     case DW_TAG_namespace:
         visit_scope(w, die, tag, scope, depth);
         break;
     case DW_TAG_lexical_block:
-        walk_children(w, die, scope, depth + 1);
+        if (w->deep)
+            walk_children(w, die, scope, depth + 1);
         break;
     default:
         /* Inlined instances are not functions of their own: hooks receive out-of-line
@@ -980,7 +1045,7 @@ static size_t qualified_name(struct walker *w, uint32_t scope, const char *name)
 
 /* Name, linkage name, decl file and decl line each come from the first DIE of the chain that
  * has them: clang puts only decl_line on out-of-class definitions (trap 4). */
-static void resolve(struct walker *w, size_t idx, struct build_func *f)
+static void resolve(struct walker *w, struct rec *r, struct build_func *f)
 {
     const char *name = NULL, *linkage = NULL;
     Dwarf_Off object_pointer = 0;
@@ -988,7 +1053,6 @@ static void resolve(struct walker *w, size_t idx, struct build_func *f)
     size_t file = 0;
     bool has_file = false, has_line = false;
     struct rec tmp;
-    struct rec *r = &w->recs[idx];
     for (int hop = 0; r && hop < MAX_CHAIN; hop++) {
         if (r->lazy)
             load_rec(w, r);
@@ -1060,19 +1124,22 @@ static void finish_cu(struct walker *w)
         size_t rec = w->pend[i].rec;
         if (!GROW(w, w->funcs, w->capfuncs, w->nfuncs + 1))
             break;
-        struct build_func f;
-        resolve(w, rec, &f);
+        const struct rec *r = &w->recs[rec];
         size_t fi = w->nfuncs++;
-        w->funcs[fi] = f;
+        w->funcs[fi] =
+            (struct build_func){.unit = w->unit, .scope = r->scope, .off = r->off, .a = r->a};
         for (; i < w->npend && w->pend[i].rec == rec; i++) {
             if (!GROW(w, w->ranges, w->capranges, w->nranges + 1))
                 break;
-            w->ranges[w->nranges++] = (struct fnp_dwarf_range){w->pend[i].lo, w->pend[i].hi, fi};
+            w->ranges[w->nranges++] = (struct frange){w->pend[i].lo, w->pend[i].hi, fi};
         }
     }
 }
 
-static void walk_cu(struct walker *w, Dwarf_Die cu, Dwarf_Half version, Dwarf_Half unit_type)
+/* Sets up the walker for the unit whose DIE is cu. False when the unit holds no code of its
+ * own: a type unit, or a split DWARF skeleton (counted). */
+static bool begin_unit(struct walker *w, Dwarf_Die cu, Dwarf_Half version, Dwarf_Half unit_type,
+                       struct cu_files *files)
 {
     Dwarf_Error e = NULL;
     w->cu_die = cu;
@@ -1081,25 +1148,24 @@ static void walk_cu(struct walker *w, Dwarf_Die cu, Dwarf_Half version, Dwarf_Ha
     w->cu_file = 0;
     w->cu_file_done = false;
     w->nrecs = w->npend = 0;
-    w->nscopes = 1;
-    w->scopes[0] = (struct scope){0};
-    cu_files_free(w->dbg, &w->files);
+    /* Scopes stay: functions resolved later name theirs. */
+    w->files = files;
     w->in_cu = false;
     if (dwarf_dieoffset(cu, &w->cu_off, &e) != DW_DLV_OK) {
         note_error(w, &e, "reading a unit's offset");
-        return;
+        return false;
     }
     w->in_cu = true;
     /* Type units hold no code. */
     if (unit_type == DW_UT_type || unit_type == DW_UT_split_type)
-        return;
+        return false;
     Dwarf_Bool yes = 0;
     if (unit_type == DW_UT_skeleton || unit_type == DW_UT_split_compile ||
         (dwarf_hasattr(cu, DW_AT_GNU_dwo_name, &yes, &e) == DW_DLV_OK && yes) ||
         (dwarf_hasattr(cu, DW_AT_dwo_name, &yes, &e) == DW_DLV_OK && yes)) {
         w->skeletons++; /* split DWARF: the functions are in a .dwo this libdwarf won't read */
         drop_error(w->dbg, &e);
-        return;
+        return false;
     }
     drop_error(w->dbg, &e);
     Dwarf_Addr base = 0;
@@ -1112,14 +1178,20 @@ static void walk_cu(struct walker *w, Dwarf_Die cu, Dwarf_Half version, Dwarf_Ha
         w->c_only =
             lang == DW_LANG_C89 || lang == DW_LANG_C || lang == DW_LANG_C99 || lang == DW_LANG_C11;
     drop_error(w->dbg, &e);
+    return true;
+}
 
-    walk_children(w, cu, 0, 0);
-    finish_cu(w);
+static void end_unit(struct walker *w)
+{
+    cu_files_free(w->dbg, &w->scratch);
+    w->files = &w->scratch;
+    w->cu_die = NULL;
+    w->in_cu = false;
 }
 
 static int cmp_range(const void *pa, const void *pb)
 {
-    const struct fnp_dwarf_range *a = pa, *b = pb;
+    const struct frange *a = pa, *b = pb;
     if (a->lo != b->lo)
         return a->lo < b->lo ? -1 : 1;
     if (a->hi != b->hi)
@@ -1127,9 +1199,17 @@ static int cmp_range(const void *pa, const void *pb)
     return a->func < b->func ? -1 : a->func > b->func;
 }
 
+static int cmp_urange(const void *pa, const void *pb)
+{
+    const struct urange *a = pa, *b = pb;
+    if (a->lo != b->lo)
+        return a->lo < b->lo ? -1 : 1;
+    return a->unit < b->unit ? -1 : a->unit > b->unit;
+}
+
 static void walker_free(struct walker *w)
 {
-    cu_files_free(w->dbg, &w->files);
+    cu_files_free(w->dbg, &w->scratch);
     cu_files_free(w->dbg, &w->foreign);
     free(w->recs);
     free(w->scopes);
@@ -1141,18 +1221,39 @@ static void walker_free(struct walker *w)
     free(w->str.p);
 }
 
-int fnp_dwarf_index(struct fnp_dwarf *d, struct fnp_dwarf_index *out, char *msg, size_t msg_len)
+/* Records unit u's ranges, read from its DIE (after begin_unit). */
+static void unit_ranges(struct fnp_dwarf *d, Dwarf_Die cu, size_t u)
 {
-    memset(out, 0, sizeof *out);
-    if (msg_len)
-        msg[0] = '\0';
-    struct walker w = {.dbg = d->dbg, .msg = msg, .msg_len = msg_len};
-    GROW(&w, w.scopes, w.capscopes, 1);
-    sb_add(&w, "", 0); /* offset 0: "none" */
-    if (w.oom) {
-        walker_free(&w);
-        return -ENOMEM;
+    struct walker *w = &d->w;
+    Dwarf_Error e = NULL;
+    Dwarf_Attribute at = NULL;
+    w->npend = 0;
+    int r = dwarf_attr(cu, DW_AT_ranges, &at, &e);
+    if (r == DW_DLV_OK) {
+        read_ranges(w, cu, at, 0);
+        dwarf_dealloc_attribute(at);
+    } else {
+        drop_error(w->dbg, &e);
+        struct attrs a = {0};
+        a.has_high = has_attr(w->dbg, cu, DW_AT_high_pc);
+        if (a.has_high)
+            read_pc(w, cu, &a, 0);
     }
+    if (w->npend == 0) {
+        d->units[u].unbounded = true;
+        return;
+    }
+    if (!GROW(w, d->uranges, d->capuranges, d->nuranges + w->npend))
+        return;
+    for (size_t i = 0; i < w->npend; i++)
+        d->uranges[d->nuranges++] = (struct urange){w->pend[i].lo, w->pend[i].hi, 0, u};
+    w->npend = 0;
+}
+
+/* Reads every unit header and the ranges of each unit's DIE: no other DIE. */
+static void read_units(struct fnp_dwarf *d)
+{
+    struct walker *w = &d->w;
     for (;;) {
         Dwarf_Error e = NULL;
         Dwarf_Unsigned header_len = 0, type_off = 0, next = 0;
@@ -1165,122 +1266,254 @@ int fnp_dwarf_index(struct fnp_dwarf *d, struct fnp_dwarf_index *out, char *msg,
         if (r == DW_DLV_NO_ENTRY)
             break;
         if (r == DW_DLV_ERROR) {
-            note_error(&w, &e, "reading a unit header");
+            note_error(w, &e, "reading a unit header");
             break; /* the next header cannot be found past a bad one */
         }
-        w.ncus++;
         Dwarf_Die cu = NULL;
         r = dwarf_siblingof_b(d->dbg, NULL, true, &cu, &e);
         if (r == DW_DLV_ERROR)
-            note_error(&w, &e, "reading a unit's DIE");
+            note_error(w, &e, "reading a unit's DIE");
         if (r != DW_DLV_OK)
             continue;
-        walk_cu(&w, cu, version, unit_type);
-        w.cu_die = NULL;
-        w.in_cu = false;
+        if (begin_unit(w, cu, version, unit_type, &w->scratch) &&
+            GROW(w, d->units, d->capunits, d->nunits + 1)) {
+            size_t u = d->nunits++;
+            d->units[u] = (struct unit){.off = w->cu_off, .version = version};
+            unit_ranges(d, cu, u);
+        }
+        end_unit(w);
         dwarf_dealloc_die(cu);
-        if (w.oom)
+        if (w->oom)
             break;
     }
-    cu_files_free(w.dbg, &w.files);
-    cu_files_free(w.dbg, &w.foreign);
-
-    if (w.oom) {
-        walker_free(&w);
-        set_msg(msg, msg_len, "out of memory");
-        return -ENOMEM;
+    qsort(d->uranges, d->nuranges, sizeof *d->uranges, cmp_urange);
+    uint64_t max_hi = 0;
+    for (size_t i = 0; i < d->nuranges; i++) {
+        if (d->uranges[i].hi > max_hi)
+            max_hi = d->uranges[i].hi;
+        d->uranges[i].max_hi = max_hi;
     }
-    struct fnp_dwarf_func *funcs = calloc(w.nfuncs ? w.nfuncs : 1, sizeof *funcs);
-    if (!funcs) {
-        walker_free(&w);
-        set_msg(msg, msg_len, "out of memory");
-        return -ENOMEM;
-    }
-    for (size_t i = 0; i < w.nfuncs; i++) {
-        const struct build_func *b = &w.funcs[i];
-        funcs[i] = (struct fnp_dwarf_func){b->name ? w.str.p + b->name : NULL,
-                                           b->linkage ? w.str.p + b->linkage : NULL,
-                                           b->file ? w.str.p + b->file : NULL, b->line};
-    }
-    qsort(w.ranges, w.nranges, sizeof *w.ranges, cmp_range);
-    out->funcs = funcs;
-    out->nfuncs = w.nfuncs;
-    out->ranges = w.ranges;
-    out->nranges = w.nranges;
-    out->ncus = w.ncus;
-    out->strings = w.str.p;
-    w.ranges = NULL;
-    w.str.p = NULL;
-    size_t skeletons = w.skeletons;
-    int err = w.err;
-    walker_free(&w);
-
-    if (err)
-        return err;
-    if (skeletons) {
-        set_msg(msg, msg_len, "split DWARF (.dwo files) is not supported");
-        return -ENOTSUP;
-    }
-    return out->ncus ? 0 : -ENODATA;
 }
 
-const struct fnp_dwarf_func *fnp_dwarf_find(const struct fnp_dwarf_index *x, uint64_t addr)
+static void leave_unit(struct fnp_dwarf *d);
+
+/* Walks unit u: shallow the first time, deep when asked again. */
+static void walk_unit(struct fnp_dwarf *d, size_t u, bool deep)
 {
-    size_t lo = 0, hi = x->nranges;
+    struct walker *w = &d->w;
+    struct unit *un = &d->units[u];
+    if (un->walked >= (deep ? 2 : 1))
+        return;
+    leave_unit(d);
+    Dwarf_Error e = NULL;
+    Dwarf_Die cu = NULL;
+    if (dwarf_offdie_b(d->dbg, un->off, true, &cu, &e) != DW_DLV_OK) {
+        note_error(w, &e, "reading a unit's DIE");
+        un->walked = 2;
+        return;
+    }
+    if (!un->walked)
+        d->walked++;
+    un->walked = deep ? 2 : 1;
+    w->deep = deep;
+    w->unit = (uint32_t)u;
+    if (begin_unit(w, cu, un->version, DW_UT_compile, &un->files)) {
+        walk_children(w, cu, 0, 0);
+        finish_cu(w);
+    }
+    end_unit(w);
+    dwarf_dealloc_die(cu);
+    d->stale = true;
+}
+
+/* Walks each unit whose ranges hold addr, shallow or deep. */
+static void units_holding(struct fnp_dwarf *d, uint64_t addr, bool deep)
+{
+    size_t lo = 0, hi = d->nuranges;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (x->ranges[mid].lo <= addr)
+        if (d->uranges[mid].lo <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* Every earlier entry whose hi could exceed addr: max_hi says when none is left. */
+    for (size_t i = lo; i > 0 && d->uranges[i - 1].max_hi > addr && !d->w.oom; i--)
+        if (addr < d->uranges[i - 1].hi)
+            walk_unit(d, d->uranges[i - 1].unit, deep);
+}
+
+/* The index in w->funcs of the function at addr, or SIZE_MAX. */
+static size_t find(const struct walker *w, uint64_t addr)
+{
+    size_t lo = 0, hi = w->nranges;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->ranges[mid].lo <= addr)
             lo = mid + 1;
         else
             hi = mid;
     }
     if (lo == 0)
-        return NULL;
+        return SIZE_MAX;
     /* Hooks pass entry addresses: a range starting exactly there names the function. Of
      * several starting there, the first in sort order (the outermost) wins. */
     size_t i = lo - 1;
-    if (x->ranges[i].lo == addr) {
-        while (i > 0 && x->ranges[i - 1].lo == addr)
+    if (w->ranges[i].lo == addr) {
+        while (i > 0 && w->ranges[i - 1].lo == addr)
             i--;
-        return &x->funcs[x->ranges[i].func];
+        return w->ranges[i].func;
     }
     /* Otherwise the innermost range holding addr; nesting is shallow (nested functions),
      * so a bounded look back suffices. */
     for (size_t steps = 0; steps < 8; steps++, i--) {
-        if (addr < x->ranges[i].hi)
-            return &x->funcs[x->ranges[i].func];
+        if (addr < w->ranges[i].hi)
+            return w->ranges[i].func;
         if (i == 0)
             break;
     }
-    return NULL;
+    return SIZE_MAX;
 }
 
-void fnp_dwarf_index_free(struct fnp_dwarf_index *x)
+/* Sorts the ranges after walks added some. */
+static void publish(struct fnp_dwarf *d)
 {
-    free(x->ranges);
-    free(x->funcs);
-    free(x->strings);
-    memset(x, 0, sizeof *x);
+    if (!d->stale)
+        return;
+    qsort(d->w.ranges, d->w.nranges, sizeof *d->w.ranges, cmp_range);
+    d->stale = false;
 }
 
-int fnp_dwarf_open(const char *path, struct fnp_dwarf **out, char *true_path, size_t true_len,
-                   char *msg, size_t msg_len)
+/* The first damage, reported once; -ENOMEM always. */
+static int report(struct fnp_dwarf *d, char *msg, size_t msg_len)
+{
+    if (d->w.oom) {
+        set_msg(msg, msg_len, "out of memory");
+        return -ENOMEM;
+    }
+    if (d->w.err && !d->err_reported) {
+        d->err_reported = true;
+        set_msg(msg, msg_len, "%s", d->w.msg);
+        return d->w.err;
+    }
+    return 0;
+}
+
+int fnp_dwarf_prepare(struct fnp_dwarf *d, const uint64_t *addrs, size_t n, char *msg,
+                      size_t msg_len)
+{
+    if (msg_len)
+        msg[0] = '\0';
+    struct walker *w = &d->w;
+    for (size_t u = 0; u < d->nunits && !w->oom; u++)
+        if (d->units[u].unbounded)
+            walk_unit(d, u, false);
+    for (size_t i = 0; i < n && !w->oom; i++)
+        units_holding(d, addrs[i], false);
+    publish(d);
+    /* An address in a unit's ranges but in none of its functions: a nested function or a
+     * member defined inside a type. Walk that unit whole. */
+    bool again = false;
+    for (size_t i = 0; i < n && !w->oom; i++) {
+        if (find(w, addrs[i]) != SIZE_MAX)
+            continue;
+        units_holding(d, addrs[i], true);
+        for (size_t u = 0; u < d->nunits; u++)
+            if (d->units[u].unbounded)
+                walk_unit(d, u, true);
+        again = true;
+    }
+    if (again)
+        publish(d);
+    return report(d, msg, msg_len);
+}
+
+/* Drops the lookup context: a walk sets its own. */
+static void leave_unit(struct fnp_dwarf *d)
+{
+    struct walker *w = &d->w;
+    if (d->ctx_die)
+        dwarf_dealloc_die(d->ctx_die);
+    d->ctx_die = NULL;
+    w->ctx_unit = SIZE_MAX;
+    w->cu_die = NULL;
+    w->in_cu = false;
+    w->files = &w->scratch;
+}
+
+/* Sets the walker's unit context to unit u, as during its walk, for resolve(). */
+static bool enter_unit(struct fnp_dwarf *d, size_t u)
+{
+    struct walker *w = &d->w;
+    if (w->ctx_unit == u)
+        return true;
+    leave_unit(d);
+    Dwarf_Error e = NULL;
+    if (dwarf_offdie_b(d->dbg, d->units[u].off, true, &d->ctx_die, &e) != DW_DLV_OK) {
+        drop_error(d->dbg, &e);
+        d->ctx_die = NULL;
+        return false;
+    }
+    w->cu_die = d->ctx_die;
+    w->cu_off = d->units[u].off;
+    w->version = d->units[u].version;
+    w->in_cu = true;
+    w->files = &d->units[u].files;
+    w->cu_file = 0;
+    w->cu_file_done = false;
+    w->nrecs = 0; /* chains are followed with dwarf_offdie_b */
+    w->ctx_unit = u;
+    return true;
+}
+
+const struct fnp_dwarf_func *fnp_dwarf_find(struct fnp_dwarf *d, uint64_t addr)
+{
+    struct walker *w = &d->w;
+    if (d->stale)
+        return NULL; /* a prepare ran out of memory publishing */
+    size_t i = find(w, addr);
+    if (i == SIZE_MAX)
+        return NULL;
+    struct build_func *f = &w->funcs[i];
+    if (!f->resolved) {
+        if (enter_unit(d, f->unit)) {
+            struct rec r = {.off = f->off, .a = f->a, .scope = f->scope};
+            resolve(w, &r, f);
+        }
+        f->resolved = true; /* a unit that cannot be entered resolves to nothing */
+        f = &w->funcs[i];
+    }
+    d->cur = (struct fnp_dwarf_func){f->name ? w->str.p + f->name : NULL,
+                                     f->linkage ? w->str.p + f->linkage : NULL,
+                                     f->file ? w->str.p + f->file : NULL, f->line, (uint32_t)i};
+    return &d->cur;
+}
+
+void fnp_dwarf_set_lines(struct fnp_dwarf *d, const struct fnp_elf_file *elf)
+{
+    d->w.elf = elf;
+}
+
+void fnp_dwarf_stats(const struct fnp_dwarf *d, size_t *units, size_t *walked)
+{
+    *units = d ? d->nunits : 0;
+    *walked = d ? d->walked : 0;
+}
+
+int fnp_dwarf_open(const char *path, struct fnp_dwarf **out, char *msg, size_t msg_len)
 {
     *out = NULL;
     if (msg_len)
         msg[0] = '\0';
-    if (true_len)
-        true_path[0] = '\0';
     struct fnp_dwarf *d = calloc(1, sizeof *d);
     if (!d)
         return -ENOMEM;
     Dwarf_Error e = NULL;
-    /* A true-path buffer makes libdwarf follow .gnu_debuglink and build-id to a separate
-     * debug file, rejecting one whose CRC or build-id does not match. A NULL error pointer
-     * would make libdwarf abort on the first problem (trap 2). */
-    int r =
-        dwarf_init_path(path, true_path, true_len > UINT32_MAX ? UINT32_MAX : (unsigned)true_len,
-                        DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &d->dbg, NULL, 0, NULL, &e);
+    /* No true-path buffer: libdwarf then reads path itself and follows no .gnu_debuglink or
+     * build-id (symbolize.c does, to choose and check the file). A NULL error pointer would
+     * make libdwarf abort on the first problem (trap 2). */
+    int r = dwarf_init_path(path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &d->dbg,
+                            NULL, 0, NULL, &e);
     if (r != DW_DLV_OK) {
         if (r == DW_DLV_ERROR) {
             const char *why = e ? dwarf_errmsg(e) : NULL;
@@ -1292,9 +1525,35 @@ int fnp_dwarf_open(const char *path, struct fnp_dwarf **out, char *true_path, si
         free(d);
         return r == DW_DLV_ERROR ? -EINVAL : -ENODATA;
     }
-    if (true_len && !true_path[0])
-        snprintf(true_path, true_len, "%s", path);
+    struct walker *w = &d->w;
+    w->dbg = d->dbg;
+    w->files = &w->scratch;
+    w->ctx_unit = SIZE_MAX;
+    w->nscopes = 1; /* scopes[0]: the unit itself */
+    GROW(w, w->scopes, w->capscopes, 1);
+    if (w->scopes)
+        w->scopes[0] = (struct scope){0};
+    sb_add(w, "", 0); /* offset 0: "none" */
+    if (!w->oom)
+        read_units(d);
+    if (w->oom) {
+        fnp_dwarf_close(d);
+        set_msg(msg, msg_len, "out of memory");
+        return -ENOMEM;
+    }
     *out = d;
+    int err = report(d, msg, msg_len);
+    if (err)
+        return err;
+    if (w->skeletons) {
+        set_msg(msg, msg_len, "split DWARF (.dwo files) is not supported");
+        return -ENOTSUP;
+    }
+    if (d->nunits == 0) {
+        fnp_dwarf_close(d);
+        *out = NULL;
+        return -ENODATA;
+    }
     return 0;
 }
 
@@ -1302,6 +1561,12 @@ void fnp_dwarf_close(struct fnp_dwarf *d)
 {
     if (!d)
         return;
+    leave_unit(d);
+    for (size_t u = 0; u < d->nunits; u++)
+        cu_files_free(d->dbg, &d->units[u].files);
+    walker_free(&d->w);
+    free(d->units);
+    free(d->uranges);
     Dwarf_Error e = NULL;
     if (dwarf_finish(d->dbg, &e) != DW_DLV_OK && e)
         dwarf_dealloc(NULL, e, DW_DLA_ERROR);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "symbolizer.h"
 
@@ -202,6 +203,28 @@ static void read_build_id(Elf_Scn *scn, struct fnp_elf_file *out)
     }
 }
 
+static uint64_t read_le_be(const unsigned char *p, int n, bool big);
+
+/* .gnu_debuglink: the debug file's name, NUL-terminated, padded to 4 bytes, then the CRC32 of
+ * that whole file in the object's byte order. */
+static void read_debuglink(Elf *e, Elf_Scn *scn, struct fnp_elf_file *out)
+{
+    Elf_Data *data = elf_getdata(scn, NULL);
+    if (!data || !data->d_buf)
+        return;
+    const char *p = data->d_buf;
+    size_t len = strnlen(p, data->d_size);
+    size_t crc_at = (len + 4) & ~(size_t)3;
+    if (len == 0 || len >= sizeof out->debuglink || memchr(p, '/', len) ||
+        crc_at + 4 > data->d_size)
+        return; /* a bare file name only: "../x" must not reach outside the search dirs */
+    const char *ident = elf_getident(e, NULL);
+    bool big = ident && ident[EI_DATA] == ELFDATA2MSB;
+    memcpy(out->debuglink, p, len + 1);
+    out->debuglink_crc = (uint32_t)read_le_be((const unsigned char *)p + crc_at, 4, big);
+    out->flags |= FNP_ELF_DEBUGLINK;
+}
+
 static uint64_t read_le_be(const unsigned char *p, int n, bool big)
 {
     uint64_t v = 0;
@@ -276,6 +299,69 @@ static bool list_section_ok(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, const cha
     return list_headers_ok(d->d_buf, d->d_size, big);
 }
 
+/* The version of each line table in .debug_line, by offset: DWARF 5 tables number files from
+ * 0, older ones from 1 (SYMBOLS.md trap 3), and asking libdwarf means decoding every row. */
+static int read_line_versions(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, const char *name,
+                              struct fnp_elf_file *out)
+{
+    if (sh->sh_type == SHT_NOBITS || out->line_tables)
+        return 0;
+    if ((sh->sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+        return 0;
+    if (name[1] == 'z' && elf_compress_gnu(scn, 0, 0) < 0)
+        return 0;
+    Elf_Data *d = elf_getdata(scn, NULL);
+    if (!d || !d->d_buf)
+        return 0;
+    const char *ident = elf_getident(e, NULL);
+    bool big = ident && ident[EI_DATA] == ELFDATA2MSB;
+    const unsigned char *p = d->d_buf;
+    uint64_t size = d->d_size, off = 0;
+    size_t n = 0, cap = 0;
+    struct fnp_elf_line_table *v = NULL;
+    while (size - off >= 6) {
+        uint64_t len = read_le_be(p + off, 4, big), hdr = 4;
+        if (len == 0xffffffff) {
+            if (size - off < 14)
+                break;
+            len = read_le_be(p + off + 4, 8, big);
+            hdr = 12;
+        } else if (len >= 0xfffffff0) {
+            break;
+        }
+        if (len < 2 || len > size - off - hdr)
+            break; /* damaged: the tables read so far stand, libdwarf answers for the rest */
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            struct fnp_elf_line_table *nv = reallocarray(v, cap, sizeof *v);
+            if (!nv) {
+                free(v);
+                return -ENOMEM;
+            }
+            v = nv;
+        }
+        v[n++] = (struct fnp_elf_line_table){off, (uint16_t)read_le_be(p + off + hdr, 2, big)};
+        off += hdr + len;
+    }
+    out->line_tables = v;
+    out->nline_tables = n;
+    return 0;
+}
+
+int fnp_elf_line_version(const struct fnp_elf_file *f, uint64_t offset)
+{
+    size_t lo = 0, hi = f->nline_tables;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->line_tables[mid].offset < offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < f->nline_tables && f->line_tables[lo].offset == offset ? f->line_tables[lo].version
+                                                                       : -1;
+}
+
 static bool starts_with(const char *s, const char *prefix)
 {
     return strncmp(s, prefix, strlen(prefix)) == 0;
@@ -308,14 +394,18 @@ static int read_sections(Elf *e, struct fnp_elf_file *out)
             out->flags |= FNP_ELF_DEBUG_INFO;
         else if (strcmp(name, ".gnu_debugaltlink") == 0)
             out->flags |= FNP_ELF_DEBUGALTLINK;
-        else if (strcmp(name, ".gnu_debuglink") == 0)
-            out->flags |= FNP_ELF_DEBUGLINK;
+        else if (strcmp(name, ".gnu_debuglink") == 0 && !(out->flags & FNP_ELF_DEBUGLINK))
+            read_debuglink(e, scn, out);
         if (starts_with(name, ".debug_") && (sh.sh_flags & SHF_COMPRESSED)) {
             /* libdwarf 20210528 inflates zlib only (SYMBOLS.md trap 9). */
             GElf_Chdr ch;
             if (!gelf_getchdr(scn, &ch) || ch.ch_type != ELFCOMPRESS_ZLIB)
                 out->flags |= FNP_ELF_ZSTD_DEBUG;
         }
+        /* After the compression check above: this inflates the section in place. */
+        if ((strcmp(name, ".debug_line") == 0 || strcmp(name, ".zdebug_line") == 0) &&
+            (err = read_line_versions(e, scn, &sh, name, out)) != 0)
+            return err;
         if ((strcmp(name, ".debug_rnglists") == 0 || strcmp(name, ".debug_loclists") == 0 ||
              strcmp(name, ".zdebug_rnglists") == 0 || strcmp(name, ".zdebug_loclists") == 0) &&
             !list_section_ok(e, scn, &sh, name))
@@ -364,6 +454,28 @@ int fnp_elf_load(const char *path, struct fnp_elf_file *out)
     return err;
 }
 
+int fnp_elf_crc32(const char *path, uint32_t *crc)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -ENOEXEC;
+    }
+    unsigned char buf[65536];
+    uLong c = crc32(0, Z_NULL, 0);
+    ssize_t got;
+    while ((got = read(fd, buf, sizeof buf)) > 0)
+        c = crc32(c, buf, (uInt)got);
+    int err = got < 0 ? -errno : 0;
+    close(fd);
+    if (!err)
+        *crc = (uint32_t)c;
+    return err;
+}
+
 const struct fnp_elf_sym *fnp_elf_find(const struct fnp_elf_syms *t, uint64_t addr)
 {
     size_t lo = 0, hi = t->n;
@@ -390,5 +502,6 @@ void fnp_elf_free(struct fnp_elf_file *f)
     free(f->symtab.names);
     free(f->dynsym.v);
     free(f->dynsym.names);
+    free(f->line_tables);
     memset(f, 0, sizeof *f);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "symbolizer.h"
 
@@ -37,22 +38,27 @@ struct module {
     int elf_err;            /* fnp_elf_load's result for path */
     struct fnp_elf_file elf;
     struct fnp_elf_file debug_elf; /* the separate debug file DWARF came from, if any */
-    struct fnp_dwarf_index dwarf;
+    struct fnp_dwarf *dwarf;       /* NULL when there is none */
     int dwarf_err; /* 0, or why DWARF falls short: -ENODATA, -ENOTSUP, -EINVAL, -ENOMEM */
     char *dwarf_why;
-    /* Names as shown, per entry of dwarf.funcs and of each symbol table; filled on first
-     * use. */
+    /* Names as shown, per fnp_dwarf_func.id and per entry of each symbol table; filled on
+     * first use. */
     const char **dwarf_names;
     const char **dwarf_files;
+    size_t dwarf_cap; /* entries in dwarf_names and dwarf_files */
     const char **symtab_names;
     const char **dynsym_names;
     const char **debug_names;
     unsigned warned; /* enum cause bits already reported */
 };
 
+/* Where separate debug files are looked for when the caller names none (gdb's default). */
+#define DEFAULT_DEBUG_DIRS "/usr/lib/debug"
+
 struct fnp_symbolizer {
     fnp_warn_fn warn;
     void *ctx;
+    char *debug_dirs; /* ':'-separated, from fnp_symbolizer_set_debug_dirs; NULL: default */
     struct module **mods;
     size_t nmods, capmods;
     struct chunk *chunks;
@@ -181,7 +187,7 @@ __attribute__((format(printf, 4, 5))) static void warn(struct fnp_symbolizer *s,
     m->warned |= cause;
     if (!s->warn)
         return;
-    char what[512], line[PATH_MAX + 640];
+    char what[PATH_MAX + 256], line[2 * PATH_MAX + 256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
@@ -192,8 +198,6 @@ __attribute__((format(printf, 4, 5))) static void warn(struct fnp_symbolizer *s,
 
 static bool same_build_id(const struct fnp_elf_file *a, const struct fnp_elf_file *b)
 {
-    if (!(a->flags & FNP_ELF_BUILD_ID) || !(b->flags & FNP_ELF_BUILD_ID))
-        return true; /* nothing to compare: libdwarf's CRC check stands */
     return a->build_id_len == b->build_id_len &&
            memcmp(a->build_id, b->build_id, a->build_id_len) == 0;
 }
@@ -205,41 +209,139 @@ static void set_dwarf_err(struct module *m, int err, const char *why)
     m->dwarf_why = why && why[0] ? strdup(why) : NULL;
 }
 
-static void load_dwarf(struct module *m)
+/* The search for a separate debug file, as gdb and elfutils do it. */
+struct debug_search {
+    const struct fnp_elf_file *elf; /* the module's */
+    char found[PATH_MAX];           /* the file that matched */
+    char mismatch[PATH_MAX + 64];   /* the first candidate refused, and why */
+};
+
+/* Whether the file at path is the module's debug file: its build-id, when the module has
+ * one, is the module's; found through .gnu_debuglink, its CRC32 is the one recorded. A
+ * candidate that exists and fails is noted: a stale debug file deserves a warning. */
+static bool try_debug_file(struct debug_search *q, const char *path, bool by_link,
+                           struct fnp_elf_file *out)
 {
-    char true_path[PATH_MAX], msg[256];
-    struct fnp_dwarf *d = NULL;
-    int r = fnp_dwarf_open(m->path, &d, true_path, sizeof true_path, msg, sizeof msg);
-    if (r) {
-        set_dwarf_err(m, r, msg);
-        return;
+    if (access(path, F_OK) != 0)
+        return false;
+    const char *why = NULL;
+    if (by_link) {
+        uint32_t crc = 0;
+        if (fnp_elf_crc32(path, &crc) != 0)
+            return false;
+        if (crc != q->elf->debuglink_crc)
+            why = "its CRC32 is not the one .gnu_debuglink records";
     }
+    int err = why ? 0 : fnp_elf_load(path, out);
+    if (!why && err == 0 && !(out->flags & FNP_ELF_DEBUG_INFO))
+        why = "it has no DWARF";
+    else if (!why && err == 0 && (q->elf->flags & FNP_ELF_BUILD_ID) && !same_build_id(q->elf, out))
+        why = "its build-id is not the module's";
+    else if (!why && err)
+        why = err == -ENOEXEC ? "it is not a readable ELF file" : strerror(-err);
+    if (why) {
+        fnp_elf_free(out);
+        if (!q->mismatch[0])
+            snprintf(q->mismatch, sizeof q->mismatch, "%s: %s", path, why);
+        return false;
+    }
+    snprintf(q->found, sizeof q->found, "%s", path);
+    return true;
+}
+
+/* Looks for the debug file of a module without DWARF of its own, in gdb's order: by build-id
+ * under each debug dir, then the .gnu_debuglink name beside the module, in its .debug/
+ * subfolder, and under each debug dir followed by the module's folder. */
+static bool find_debug_file(const struct fnp_symbolizer *s, const struct module *m,
+                            struct debug_search *q, struct fnp_elf_file *out)
+{
+    const struct fnp_elf_file *e = &m->elf;
+    const char *dirs = s->debug_dirs ? s->debug_dirs : DEFAULT_DEBUG_DIRS;
+    char path[PATH_MAX], real[PATH_MAX];
+    if ((e->flags & FNP_ELF_BUILD_ID) && e->build_id_len >= 2) {
+        char hex[2 * sizeof e->build_id + 1];
+        for (uint32_t i = 0; i < e->build_id_len; i++)
+            snprintf(hex + 2 * i, 3, "%02x", e->build_id[i]);
+        for (const char *d = dirs; *d;) {
+            size_t dl = strcspn(d, ":");
+            if (dl &&
+                snprintf(path, sizeof path, "%.*s/.build-id/%.2s/%s.debug", (int)dl, d, hex,
+                         hex + 2) < (int)sizeof path &&
+                try_debug_file(q, path, false, out))
+                return true;
+            d += dl + (d[dl] == ':');
+        }
+    }
+    if (!(e->flags & FNP_ELF_DEBUGLINK))
+        return false;
+    /* The module's own folder, symlinks resolved as the loader saw the file. */
+    if (!realpath(m->path, real))
+        snprintf(real, sizeof real, "%s", m->path);
+    char *slash = strrchr(real, '/');
+    const char *dir = slash ? real : ".";
+    if (slash)
+        *slash = '\0';
+    const char *link = e->debuglink;
+    if (snprintf(path, sizeof path, "%s/%s", dir, link) < (int)sizeof path &&
+        strcmp(path, m->path) != 0 && try_debug_file(q, path, true, out))
+        return true;
+    if (snprintf(path, sizeof path, "%s/.debug/%s", dir, link) < (int)sizeof path &&
+        try_debug_file(q, path, true, out))
+        return true;
+    for (const char *d = dirs; *d;) {
+        size_t dl = strcspn(d, ":");
+        if (dl &&
+            snprintf(path, sizeof path, "%.*s%s/%s", (int)dl, d, dir, link) < (int)sizeof path &&
+            try_debug_file(q, path, true, out))
+            return true;
+        d += dl + (d[dl] == ':');
+    }
+    return false;
+}
+
+static void load_dwarf(struct fnp_symbolizer *s, struct module *m)
+{
+    char msg[PATH_MAX + 128];
+    const char *path = m->path;
     uint32_t flags = m->elf.flags;
-    if (strcmp(true_path, m->path) != 0) {
-        int er = fnp_elf_load(true_path, &m->debug_elf);
-        if (er == 0 && !same_build_id(&m->elf, &m->debug_elf)) {
-            snprintf(msg, sizeof msg, "separate debug file has another build-id");
+    struct debug_search q = {.elf = &m->elf};
+    if (!(m->elf.flags & FNP_ELF_DEBUG_INFO)) {
+        if (find_debug_file(s, m, &q, &m->debug_elf)) {
+            path = q.found;
+            flags = m->debug_elf.flags;
+        } else if (q.mismatch[0]) {
+            snprintf(msg, sizeof msg, "separate debug file refused (%s)", q.mismatch);
             set_dwarf_err(m, -ENOTSUP, msg);
-            fnp_elf_free(&m->debug_elf);
-            fnp_dwarf_close(d);
+            return;
+        } else if (m->elf.flags & FNP_ELF_DEBUGLINK) {
+            set_dwarf_err(m, -ENODATA, "the debug file its .gnu_debuglink names was not found");
+            return;
+        } else {
+            set_dwarf_err(m, -ENODATA, NULL);
             return;
         }
-        if (er == 0)
-            flags = m->debug_elf.flags;
     }
     /* This libdwarf reads neither dwz supplementary files nor zstd (SYMBOLS.md trap 9):
      * say so instead of reporting whatever it makes of them. */
-    if (flags & FNP_ELF_DEBUGALTLINK)
+    if (flags & FNP_ELF_DEBUGALTLINK) {
         set_dwarf_err(m, -ENOTSUP,
                       "DWARF in a dwz supplementary file (.gnu_debugaltlink) is "
                       "not supported");
-    else if (flags & FNP_ELF_ZSTD_DEBUG)
+        return;
+    }
+    if (flags & FNP_ELF_ZSTD_DEBUG) {
         set_dwarf_err(m, -ENOTSUP, "zstd-compressed debug sections are not supported");
-    else if (flags & FNP_ELF_BAD_LISTS)
+        return;
+    }
+    if (flags & FNP_ELF_BAD_LISTS) {
         set_dwarf_err(m, -EINVAL, "a .debug_rnglists or .debug_loclists header is damaged");
-    else if ((r = fnp_dwarf_index(d, &m->dwarf, msg, sizeof msg)) != 0)
+        return;
+    }
+    int r = fnp_dwarf_open(path, &m->dwarf, msg, sizeof msg);
+    if (m->dwarf)
+        fnp_dwarf_set_lines(m->dwarf, path == m->path ? &m->elf : &m->debug_elf);
+    if (r)
         set_dwarf_err(m, r, msg);
-    fnp_dwarf_close(d);
 }
 
 static void module_free(struct module *m)
@@ -248,7 +350,7 @@ static void module_free(struct module *m)
         return;
     fnp_elf_free(&m->elf);
     fnp_elf_free(&m->debug_elf);
-    fnp_dwarf_index_free(&m->dwarf);
+    fnp_dwarf_close(m->dwarf);
     free(m->dwarf_names);
     free(m->dwarf_files);
     free(m->symtab_names);
@@ -286,7 +388,7 @@ static struct module *module_get(struct fnp_symbolizer *s, const char *path)
         return NULL;
     }
     if (m->elf_err == 0)
-        load_dwarf(m);
+        load_dwarf(s, m);
     s->mods[s->nmods++] = m;
     return m;
 }
@@ -327,16 +429,37 @@ static const char *elf_name(struct fnp_symbolizer *s, const struct fnp_elf_syms 
     return name;
 }
 
+/* Makes room in the per-function caches for id i; false when memory ran out. */
+static bool cache_room(struct module *m, size_t i)
+{
+    if (i < m->dwarf_cap)
+        return true;
+    size_t cap = m->dwarf_cap ? m->dwarf_cap : 256;
+    while (cap <= i)
+        cap *= 2;
+    const char **names = reallocarray(m->dwarf_names, cap, sizeof *names);
+    if (names)
+        m->dwarf_names = names;
+    const char **files = reallocarray(m->dwarf_files, cap, sizeof *files);
+    if (files)
+        m->dwarf_files = files;
+    if (!names || !files)
+        return false;
+    memset(names + m->dwarf_cap, 0, (cap - m->dwarf_cap) * sizeof *names);
+    memset(files + m->dwarf_cap, 0, (cap - m->dwarf_cap) * sizeof *files);
+    m->dwarf_cap = cap;
+    return true;
+}
+
 /* C++: the demangled linkage name carries parameter types, so overloads stay distinct keys.
  * gcc gives no linkage name for internal linkage (trap 7); the .symtab name at the entry
  * address is then the same mangled name. C: the DWARF name (scope-qualified). */
 static const char *dwarf_name(struct fnp_symbolizer *s, struct module *m,
                               const struct fnp_dwarf_func *f, uint64_t addr, bool *nomem)
 {
-    size_t i = (size_t)(f - m->dwarf.funcs);
-    if (!m->dwarf_names)
-        m->dwarf_names = calloc(m->dwarf.nfuncs, sizeof *m->dwarf_names);
-    if (m->dwarf_names && m->dwarf_names[i])
+    size_t i = f->id;
+    bool cached = cache_room(m, i);
+    if (cached && m->dwarf_names[i])
         return m->dwarf_names[i];
 
     const char *name = f->linkage ? demangled(s, f->linkage, nomem) : NULL;
@@ -347,8 +470,8 @@ static const char *dwarf_name(struct fnp_symbolizer *s, struct module *m,
         if (sym && sym->addr == addr)
             name = demangled(s, sym->name, nomem);
     }
-    if (!name)
-        name = f->name ? f->name : f->linkage;
+    if (!name) /* DWARF's strings move when more units are indexed: keep a copy */
+        name = f->name ? keep(s, f->name) : f->linkage ? keep(s, f->linkage) : NULL;
     if (!name && sym)
         name = sym->name;
     if (!name)
@@ -356,7 +479,7 @@ static const char *dwarf_name(struct fnp_symbolizer *s, struct module *m,
     name = utf8_clean(s, name);
     if (!name)
         *nomem = true;
-    else if (m->dwarf_names)
+    else if (cached)
         m->dwarf_names[i] = name;
     return name;
 }
@@ -366,23 +489,29 @@ static const char *dwarf_file(struct fnp_symbolizer *s, struct module *m,
 {
     if (!f->file)
         return NULL;
-    size_t i = (size_t)(f - m->dwarf.funcs);
-    if (!m->dwarf_files)
-        m->dwarf_files = calloc(m->dwarf.nfuncs, sizeof *m->dwarf_files);
-    if (m->dwarf_files && m->dwarf_files[i])
+    size_t i = f->id;
+    bool cached = cache_room(m, i);
+    if (cached && m->dwarf_files[i])
         return m->dwarf_files[i];
-    const char *file = utf8_clean(s, f->file);
+    const char *file = keep(s, f->file);
+    if (file)
+        file = utf8_clean(s, file);
     if (!file)
         *nomem = true;
-    else if (m->dwarf_files)
+    else if (cached)
         m->dwarf_files[i] = file;
     return file;
 }
 
-static const char *address_name(struct fnp_symbolizer *s, uint64_t addr, bool *nomem)
+/* "libfoo.so+0x1234": the module's file name and the offset, for an address no symbol
+ * holds. The module's full path is the key's file. */
+static const char *address_name(struct fnp_symbolizer *s, const struct module *m, uint64_t addr,
+                                bool *nomem)
 {
-    char buf[24];
-    snprintf(buf, sizeof buf, "0x%" PRIx64, addr);
+    const char *base = strrchr(m->shown_path, '/');
+    base = base ? base + 1 : m->shown_path;
+    char buf[NAME_MAX * 3 + 24];
+    snprintf(buf, sizeof buf, "%s+0x%" PRIx64, base, addr);
     const char *name = keep(s, buf);
     if (!name)
         *nomem = true;
@@ -415,10 +544,9 @@ static void warn_no_dwarf(struct fnp_symbolizer *s, struct module *m)
              "table");
         break;
     case CAUSE_NO_DWARF:
-        if ((m->elf.flags & FNP_ELF_DEBUGLINK) && !(m->elf.flags & FNP_ELF_DEBUG_INFO))
-            warn(s, m, cause,
-                 "no DWARF debug info (the debug file its .gnu_debuglink names was "
-                 "not found); names from the ELF symbol table");
+        if (m->dwarf_why)
+            warn(s, m, cause, "no DWARF debug info (%s); names from the ELF symbol table",
+                 m->dwarf_why);
         else
             warn(s, m, cause, "no DWARF debug info; names from the ELF symbol table");
         break;
@@ -448,13 +576,13 @@ static void resolve_one(struct fnp_symbolizer *s, struct module *m, uint64_t add
     }
     /* DWARF that is partly damaged (or partly split) still names what it can: say once that
      * the rest falls back. */
-    if (m->dwarf_err && m->dwarf_err != -ENODATA && m->dwarf.nranges)
+    if (m->dwarf_err && m->dwarf)
         warn_no_dwarf(s, m);
-    const struct fnp_dwarf_func *f = fnp_dwarf_find(&m->dwarf, addr);
+    const struct fnp_dwarf_func *f = m->dwarf ? fnp_dwarf_find(m->dwarf, addr) : NULL;
     if (f) {
         const char *name = dwarf_name(s, m, f, addr, nomem);
         const char *file = dwarf_file(s, m, f, nomem);
-        out->name = name ? name : address_name(s, addr, nomem);
+        out->name = name ? name : address_name(s, m, addr, nomem);
         out->file = file ? file : m->shown_path;
         out->line = f->line;
         out->source = FNP_SYM_DWARF;
@@ -481,7 +609,7 @@ static void resolve_one(struct fnp_symbolizer *s, struct module *m, uint64_t add
         warn(s, m, CAUSE_NO_SYMBOL, "some functions are in no symbol table; named by address");
     }
 none:
-    out->name = address_name(s, addr, nomem);
+    out->name = address_name(s, m, addr, nomem);
     out->source = FNP_SYM_NONE;
 }
 
@@ -502,6 +630,15 @@ int fnp_symbolizer_resolve(struct fnp_symbolizer *s, const char *module_path, co
 {
     struct module *m = module_path ? module_get(s, module_path) : NULL;
     bool nomem = module_path && !m;
+    if (m && m->dwarf) {
+        /* Index the units these addresses need, all at once (dwarf.c is lazy). */
+        char msg[256];
+        int r = fnp_dwarf_prepare(m->dwarf, addrs, n, msg, sizeof msg);
+        if (r == -ENOMEM)
+            nomem = true;
+        else if (r && !m->dwarf_err)
+            set_dwarf_err(m, r, msg);
+    }
     for (size_t i = 0; i < n; i++) {
         if (!m) {
             /* No module record to own strings: static ones are valid for as long. */
@@ -515,10 +652,21 @@ int fnp_symbolizer_resolve(struct fnp_symbolizer *s, const char *module_path, co
     return nomem ? -ENOMEM : 0;
 }
 
+int fnp_symbolizer_set_debug_dirs(struct fnp_symbolizer *s, const char *dirs)
+{
+    char *copy = NULL;
+    if (dirs && !(copy = strdup(dirs)))
+        return -ENOMEM;
+    free(s->debug_dirs);
+    s->debug_dirs = copy;
+    return 0;
+}
+
 void fnp_symbolizer_free(struct fnp_symbolizer *s)
 {
     if (!s)
         return;
+    free(s->debug_dirs);
     for (size_t i = 0; i < s->nmods; i++)
         module_free(s->mods[i]);
     free(s->mods);

@@ -45,7 +45,8 @@ void fnp_modmap_free(struct fnp_modmap *map);
 
 /* Where a symbol's name came from, best first. */
 enum fnp_sym_source {
-    FNP_SYM_NONE = 0,   /* nothing: name is "0x<offset>", file is the object path, line 0 */
+    FNP_SYM_NONE = 0,   /* nothing: name is "<object file name>+0x<offset>" ("libfoo.so+0x1234"),
+                           file is the object path, line 0 */
     FNP_SYM_DYNSYM = 1, /* ELF .dynsym: file is the object path, line 0 */
     FNP_SYM_SYMTAB = 2, /* ELF .symtab: file is the object path, line 0 */
     FNP_SYM_DWARF = 3,  /* DWARF: file is the absolute source path, line is DW_AT_decl_line */
@@ -80,6 +81,15 @@ FNP_SYM_EXPORT struct fnp_symbolizer *fnp_symbolizer_new(fnp_warn_fn warn, void 
 FNP_SYM_EXPORT int fnp_symbolizer_resolve(struct fnp_symbolizer *s, const char *module_path,
                                           const uint64_t *addrs, size_t n, struct fnp_symbol *out);
 
+/*
+ * Where separate debug files are looked for: dirs is a ':'-separated list of roots, each
+ * searched as gdb searches its debug-file-directory (<root>/.build-id/xx/rest.debug, then
+ * <root>/<module's folder>/<.gnu_debuglink name>); the module's own folder and its .debug/
+ * subfolder are always searched. NULL restores the default, "/usr/lib/debug". Applies to
+ * modules s opens afterwards. dirs is copied. Returns 0 or -ENOMEM (setting unchanged).
+ */
+FNP_SYM_EXPORT int fnp_symbolizer_set_debug_dirs(struct fnp_symbolizer *s, const char *dirs);
+
 /* Frees s and every string it returned; accepts NULL. */
 FNP_SYM_EXPORT void fnp_symbolizer_free(struct fnp_symbolizer *s);
 
@@ -88,6 +98,7 @@ typedef struct fnp_symbolizer *(*fnp_symbolizer_new_fn)(fnp_warn_fn, void *);
 typedef int (*fnp_symbolizer_resolve_fn)(struct fnp_symbolizer *, const char *, const uint64_t *,
                                          size_t, struct fnp_symbol *);
 typedef void (*fnp_symbolizer_free_fn)(struct fnp_symbolizer *);
+typedef int (*fnp_symbolizer_set_debug_dirs_fn)(struct fnp_symbolizer *, const char *);
 
 /* ---- elf.c, dwarf.c, demangle.c: internal to symbolize.c (and its unit test) ---------- */
 
@@ -113,24 +124,37 @@ enum fnp_elf_flag {
     FNP_ELF_DEBUG_INFO = 1u << 0,   /* has .debug_info or .zdebug_info */
     FNP_ELF_DEBUGALTLINK = 1u << 1, /* has .gnu_debugaltlink (dwz supplementary file) */
     FNP_ELF_ZSTD_DEBUG = 1u << 2,   /* a .debug_* section is compressed, but not with zlib */
-    FNP_ELF_DEBUGLINK = 1u << 3,    /* has .gnu_debuglink */
+    FNP_ELF_DEBUGLINK = 1u << 3,    /* debuglink and debuglink_crc hold .gnu_debuglink */
     FNP_ELF_BUILD_ID = 1u << 4,     /* build_id holds the GNU build-id note */
     FNP_ELF_BAD_LISTS = 1u << 5,    /* a .debug_rnglists/.debug_loclists table that libdwarf
                                        20210528 would crash on (elf.c says how) */
 };
 
+struct fnp_elf_line_table {
+    uint64_t offset; /* in .debug_line, as DW_AT_stmt_list gives it */
+    uint16_t version;
+};
+
 struct fnp_elf_file {
+    struct fnp_elf_line_table *line_tables; /* sorted by offset */
+    size_t nline_tables;
     struct fnp_elf_syms symtab;
     struct fnp_elf_syms dynsym;
     uint32_t flags; /* enum fnp_elf_flag */
     uint32_t build_id_len;
     uint8_t build_id[64];
+    uint32_t debuglink_crc; /* CRC32 (zlib's) of the whole debug file */
+    char debuglink[256];    /* its file name, without '/' */
 };
 
 /* Reads the FUNC symbols and flags of the ELF file at path. Returns 0, -ENOEXEC (not an ELF
  * file, or one too damaged to read), -ENOMEM or -errno of open(2). Caller frees with
  * fnp_elf_free, also after an error. */
 int fnp_elf_load(const char *path, struct fnp_elf_file *out);
+/* The version of the .debug_line table at offset, or -1 when f knows no table there. */
+int fnp_elf_line_version(const struct fnp_elf_file *f, uint64_t offset);
+/* The CRC32 of the whole file at path, as .gnu_debuglink records it. Returns 0 or -errno. */
+int fnp_elf_crc32(const char *path, uint32_t *crc);
 /* The symbol whose [addr, addr+size) holds addr, or NULL. Borrowed from t. */
 const struct fnp_elf_sym *fnp_elf_find(const struct fnp_elf_syms *t, uint64_t addr);
 /* Length of name without clone suffixes (".constprop.0", ".isra.0", ".part.0", ".cold", and
@@ -139,47 +163,45 @@ size_t fnp_elf_base_name_len(const char *name);
 /* Accepts a zeroed or failed file. */
 void fnp_elf_free(struct fnp_elf_file *f);
 
-/* dwarf.c: the one file that calls libdwarf (SYMBOLS.md). */
+/* dwarf.c: the one file that calls libdwarf (SYMBOLS.md).
+ *
+ * Lazy: opening reads the unit headers and each unit's address ranges only; a unit's
+ * functions are indexed when an address asked for falls in its ranges. Profiles touch a
+ * fraction of a big program's units, and a unit walk costs about 0.6 us per DIE. */
 struct fnp_dwarf_func {
     const char *name;    /* scope-qualified DW_AT_name ("ns::C::f"), NULL when none */
     const char *linkage; /* mangled DW_AT_linkage_name, NULL when none */
     const char *file;    /* absolute normalised decl file (else the CU's file), NULL if none */
     uint32_t line;       /* decl line, 0 when unknown */
-};
-
-struct fnp_dwarf_range {
-    uint64_t lo, hi; /* [lo, hi) ELF virtual addresses */
-    size_t func;     /* index into funcs */
-};
-
-struct fnp_dwarf_index {
-    struct fnp_dwarf_range *ranges; /* sorted by lo */
-    size_t nranges;
-    struct fnp_dwarf_func *funcs;
-    size_t nfuncs;
-    size_t ncus;   /* compilation units seen: 0 means the file has no DWARF */
-    char *strings; /* owns every string in funcs */
+    uint32_t id;         /* 0, 1, 2... in the order functions were indexed: stable */
 };
 
 struct fnp_dwarf;
 
-/* Opens the DWARF of the ELF file at path, following .gnu_debuglink and build-id to a
- * separate debug file; true_path receives the file actually read. Returns 0, -ENODATA (no
- * debug sections), -EINVAL (libdwarf refused it; msg says why) or -ENOMEM. Caller closes
- * with fnp_dwarf_close. */
-int fnp_dwarf_open(const char *path, struct fnp_dwarf **out, char *true_path, size_t true_len,
-                   char *msg, size_t msg_len);
-/* Indexes every function with code. Returns 0; -ENODATA (no compilation unit); -ENOTSUP
- * (split DWARF: msg says so) or -EINVAL (damaged DWARF: msg says why), where out still holds
- * what could be read; -ENOMEM (out empty). Caller frees out with fnp_dwarf_index_free, also
- * after an error; out does not borrow from d. */
-int fnp_dwarf_index(struct fnp_dwarf *d, struct fnp_dwarf_index *out, char *msg, size_t msg_len);
+/* Opens the DWARF of the ELF file at path (never another file: symbolize.c chooses the
+ * separate debug file) and reads its unit table. Returns 0; -ENODATA (no compilation unit);
+ * -ENOTSUP (split DWARF: msg says so) or -EINVAL (damaged: msg says why), where *out may
+ * still be set and name what it can; -ENOMEM. Caller closes *out with fnp_dwarf_close. */
+int fnp_dwarf_open(const char *path, struct fnp_dwarf **out, char *msg, size_t msg_len);
+/* Tells d the line table versions elf.c read from the same file (borrowed until
+ * fnp_dwarf_close): then a unit's file table costs its header, not a decoding of all its
+ * rows. Without it, or for a table elf.c does not know, libdwarf decodes the table. */
+void fnp_dwarf_set_lines(struct fnp_dwarf *d, const struct fnp_elf_file *elf);
+/* Indexes the functions of every unit whose ranges hold one of addrs[0..n): a first, shallow
+ * walk of the unit (its top level and namespaces); a second, full one (nested functions,
+ * classes) only for a unit that holds an address the first walk found in no function.
+ * Returns 0, -EINVAL (damage met: msg says why; what could be read is indexed) or -ENOMEM.
+ */
+int fnp_dwarf_prepare(struct fnp_dwarf *d, const uint64_t *addrs, size_t n, char *msg,
+                      size_t msg_len);
+/* The indexed function whose ranges hold addr, preferring one that starts at addr; or NULL.
+ * Its name, file and line are resolved now, on first lookup. Borrowed from d until the next
+ * call on d. */
+const struct fnp_dwarf_func *fnp_dwarf_find(struct fnp_dwarf *d, uint64_t addr);
+/* Units in the file (0: no DWARF) and units walked so far, for tests and benchmarks. */
+void fnp_dwarf_stats(const struct fnp_dwarf *d, size_t *units, size_t *walked);
 /* Accepts NULL. */
 void fnp_dwarf_close(struct fnp_dwarf *d);
-/* The function whose ranges hold addr, preferring one that starts at addr; or NULL. */
-const struct fnp_dwarf_func *fnp_dwarf_find(const struct fnp_dwarf_index *x, uint64_t addr);
-/* Accepts a zeroed index. */
-void fnp_dwarf_index_free(struct fnp_dwarf_index *x);
 /* Lexically normalises path in place: "//" and "/./" collapse, "x/.." cancels ("/a/./b/../c"
  * -> "/a/c"); ".." never climbs above "/" or above the start of a relative path. */
 void fnp_dwarf_normalize_path(char *path);

@@ -598,8 +598,8 @@ START_TEST(binary_without_debug_info_uses_symtab_and_warns_once)
     ck_assert_int_eq(w.n, 1);
     char *want = fmt("%s: no DWARF debug info; names from the ELF symbol table", bin);
     ck_assert_str_eq(w.msg[0], want);
-    /* An address inside no function. */
-    expect(s, bin, 0x10, FNP_SYM_NONE, bin, 0, "0x10");
+    /* An address inside no function: the module's file name and the offset. */
+    expect(s, bin, 0x10, FNP_SYM_NONE, bin, 0, "c-nodebug+0x10");
     ck_assert_int_eq(w.n, 2);
     free(want);
     want = fmt("%s: some functions are in no symbol table; named by address", bin);
@@ -629,8 +629,8 @@ START_TEST(shared_library_degrades_dwarf_symtab_dynsym_address)
     expect(s, nodbg, hid, FNP_SYM_SYMTAB, nodbg, 0, "lib_hidden");
     ck_assert_int_eq(w.n, 1);
     expect(s, bare, vis, FNP_SYM_DYNSYM, bare, 0, "lib_visible");
-    char hex[32];
-    snprintf(hex, sizeof hex, "0x%" PRIx64, hid);
+    char hex[64];
+    snprintf(hex, sizeof hex, "libshlib-stripped.so+0x%" PRIx64, hid);
     expect(s, bare, hid, FNP_SYM_NONE, bare, 0, hex);
     ck_assert_int_eq(w.n, 3);
     char *want = fmt("%s: some functions are in no symbol table; named by address", bare);
@@ -846,8 +846,8 @@ START_TEST(unreadable_files_resolve_to_addresses_silently)
     for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++) {
         struct bad_case c = {.path = paths[k], .addr = addr};
         ck_assert_int_eq(silenced(resolve_bad, &c), 0);
-        char hex[32];
-        snprintf(hex, sizeof hex, "0x%" PRIx64, addr);
+        char hex[PATH_MAX];
+        snprintf(hex, sizeof hex, "%s+0x%" PRIx64, base_name(paths[k]), addr);
         ck_assert_uint_eq(c.out.source, FNP_SYM_NONE);
         ck_assert_str_eq(c.out.name, hex);
         ck_assert_str_eq(c.out.file, paths[k]);
