@@ -682,6 +682,116 @@ START_TEST(separate_debug_file_is_found_through_debuglink)
 }
 END_TEST
 
+/* The build-id of bin as lowercase hex. */
+static char *build_id_hex(const char *bin)
+{
+    struct fnp_elf_file f;
+    ck_assert_int_eq(fnp_elf_load(bin, &f), 0);
+    ck_assert_uint_gt(f.build_id_len, 2);
+    char *hex = calloc(2 * f.build_id_len + 1, 1);
+    for (uint32_t i = 0; i < f.build_id_len; i++)
+        snprintf(hex + 2 * i, 3, "%02x", f.build_id[i]);
+    fnp_elf_free(&f);
+    return hex;
+}
+
+/* Where the debug file of a stripped binary may sit, as gdb looks (symbolizer.h):
+ * 0: beside it, 1: in .debug/ beside it, 2: under the debug root followed by the binary's
+ * folder, 3: under the root by build-id, 4: by build-id with zlib-compressed sections.
+ * The root is the test's, never /usr/lib/debug. */
+START_TEST(separate_debug_file_is_found_in_each_place)
+{
+    char *bin = build_c(6, ""); /* gcc -O2 DWARF 5 */
+    char *dir = fmt("%s/build/place%d", work, _i);
+    char *root = fmt("%s/build/root%d", work, _i);
+    char *stripped = fmt("%s/prog", dir);
+    char *id = build_id_hex(bin);
+    sh("rm -rf '%s' '%s' && mkdir -p '%s/.debug' '%s%s' '%s/.build-id/%.2s' && "
+       "objcopy --only-keep-debug '%s' prog.debug && strip --strip-all -o '%s' '%s'",
+       dir, root, dir, root, dir, root, id, bin, stripped, bin);
+    static const char *const where[] = {"%s/prog.debug", "%s/.debug/prog.debug", "%s%s/prog.debug",
+                                        "%s/.build-id/%.2s/%s.debug", "%s/.build-id/%.2s/%s.debug"};
+    char *dbg = _i == 0   ? fmt(where[0], dir)
+                : _i == 1 ? fmt(where[1], dir)
+                : _i == 2 ? fmt(where[2], root, dir)
+                          : fmt(where[_i], root, id, id + 2);
+    if (_i < 3)
+        sh("objcopy --add-gnu-debuglink=prog.debug '%s' && mv prog.debug '%s'", stripped, dbg);
+    else if (_i == 3)
+        sh("mv prog.debug '%s'", dbg);
+    else
+        sh("objcopy --compress-debug-sections=zlib prog.debug '%s' && rm prog.debug", dbg);
+    struct warnings w = {0};
+    struct fnp_symbolizer *s = fnp_symbolizer_new(on_warn, &w);
+    ck_assert_int_eq(fnp_symbolizer_set_debug_dirs(s, fmt("%s/nothing-here:%s", work, root)), 0);
+    for (size_t k = 0; k < N_C_FUNCS; k++) {
+        const struct c_func *f = &c_funcs[k];
+        char *file = fmt("%s/src/%s", work, f->src);
+        expect(s, stripped, func_addr(bin, f->sym_file, f->sym), FNP_SYM_DWARF, file,
+               line_of(f->src, f->tag), f->name);
+        free(file);
+    }
+    ck_assert_msg(w.n == 0, "%s", w.msg[0]);
+    fnp_symbolizer_free(s);
+    /* Without the root, the files under it are not found: the root is what found them. */
+    if (_i >= 2) {
+        s = fnp_symbolizer_new(on_warn, &w);
+        ck_assert_int_eq(fnp_symbolizer_set_debug_dirs(s, dir), 0);
+        struct fnp_symbol o = resolve(s, stripped, func_addr(bin, NULL, "main"));
+        ck_assert_uint_ne(o.source, FNP_SYM_DWARF);
+        fnp_symbolizer_free(s);
+    }
+    free(dbg);
+    free(id);
+    free(stripped);
+    free(root);
+    free(dir);
+    free(bin);
+}
+END_TEST
+
+/* A debug file that is not the binary's is refused, with one warning that names it and says
+ * why: 0, found through .gnu_debuglink with another CRC32 (rebuilt since); 1, found by
+ * build-id but holding another build-id (a stale copy under the wrong name). */
+START_TEST(mismatched_debug_file_is_refused_with_one_warning)
+{
+    char *bin = build_c(6, "");
+    char *other = build_c(4, ""); /* gcc -O2 DWARF 4: another build-id */
+    char *dir = fmt("%s/build/mismatch%d", work, _i);
+    char *prog = fmt("%s/prog", dir);
+    char *id = build_id_hex(bin);
+    char *dbg =
+        _i == 0 ? fmt("%s/prog.debug", dir) : fmt("%s/.build-id/%.2s/%s.debug", dir, id, id + 2);
+    sh("rm -rf '%s' && mkdir -p '%s/.build-id/%.2s' && strip --strip-debug -o '%s' '%s'", dir, dir,
+       id, prog, bin);
+    if (_i == 0)
+        sh("objcopy --only-keep-debug '%s' '%s' && objcopy --add-gnu-debuglink='%s' '%s' && "
+           "printf x >> '%s'",
+           bin, dbg, dbg, prog, dbg);
+    else
+        sh("objcopy --only-keep-debug '%s' '%s'", other, dbg);
+    struct warnings w = {0};
+    struct fnp_symbolizer *s = fnp_symbolizer_new(on_warn, &w);
+    ck_assert_int_eq(fnp_symbolizer_set_debug_dirs(s, dir), 0);
+    expect(s, prog, func_addr(bin, "same_b.c", "helper"), FNP_SYM_SYMTAB, prog, 0, "helper");
+    expect(s, prog, func_addr(bin, NULL, "main"), FNP_SYM_SYMTAB, prog, 0, "main");
+    ck_assert_int_eq(w.n, 1);
+    char *want =
+        fmt("%s: separate debug file refused (%s: %s); names from the ELF symbol table", prog, dbg,
+            _i == 0 ? "its CRC32 is not the one .gnu_debuglink records"
+                    : "its build-id is not the module's");
+    ck_assert_str_eq(w.msg[0], want);
+    fnp_symbolizer_free(s);
+    free(want);
+    free(dbg);
+    free(id);
+    free(prog);
+    free(dir);
+    free(other);
+    free(bin);
+}
+END_TEST
+
 START_TEST(zlib_compressed_debug_sections_are_read)
 {
     char *bin = build_c(4 + 2 * _i, "-gz");
@@ -1066,6 +1176,8 @@ int main(void)
     tcase_add_test(degrade, binary_without_debug_info_uses_symtab_and_warns_once);
     tcase_add_test(degrade, shared_library_degrades_dwarf_symtab_dynsym_address);
     tcase_add_loop_test(degrade, separate_debug_file_is_found_through_debuglink, 0, 2);
+    tcase_add_loop_test(degrade, separate_debug_file_is_found_in_each_place, 0, 5);
+    tcase_add_loop_test(degrade, mismatched_debug_file_is_refused_with_one_warning, 0, 2);
     tcase_add_loop_test(degrade, zlib_compressed_debug_sections_are_read, 0, 2);
     tcase_add_loop_test(degrade, unsupported_dwarf_degrades_to_symtab_with_its_reason, 0, 4);
     tcase_add_test(degrade, unreadable_files_resolve_to_addresses_silently);
