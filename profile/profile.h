@@ -280,6 +280,34 @@ void fnp_marshal_one_line(char *s);
 /* Python's name for a kind ("tuple", "str"), for messages. */
 const char *fnp_marshal_kind_name(unsigned kind);
 
+/* ---- raw_read.c: the raw snapshot a signal handler writes (runtime/raw.c) ---------- */
+
+/*
+ * Format, all integers u64 little-endian:
+ *   "FNPRAW1\n", tick_seconds (an IEEE double's bits), count_only (0 or 1), then records,
+ *   each a type byte and its fields:
+ *   'M' bias lo hi gen_end path_len path[path_len]   a module (struct fnp_raw_module)
+ *   'T'                                               the nodes after it are a new thread's
+ *   'N' id parent_id fn ncalls ticks                  a node; ids are unique, 0 is no parent,
+ *                                                     a parent comes before its children
+ *   'O' id ticks                                      an open call of node id: ticks to add
+ *   'E' dropped unmatched threads                     the end: a file without it is cut short
+ */
+#define FNP_RAW_MAGIC "FNPRAW1\n"
+
+struct fnp_raw_file {
+    struct fnp_raw raw; /* nodes and mods point into the arrays below */
+    struct fnp_raw_node *nodes;
+    struct fnp_raw_module *mods;
+    char *paths; /* the modules' paths */
+    uint64_t dropped, unmatched, threads_seen;
+};
+
+/* Reads a raw snapshot. Returns 0, or -EINVAL (malformed or cut short: why says where and
+ * what) / -ENOMEM. Caller frees with fnp_raw_file_free, also after an error. */
+int fnp_raw_read(struct fnp_raw_file *f, const void *data, size_t len, char *why, size_t whylen);
+void fnp_raw_file_free(struct fnp_raw_file *f);
+
 /* ---- pstats_read.c ------------------------------------------------------------------- */
 
 /*

@@ -132,6 +132,7 @@ static void fnp_forked_child(void)
         return;
     fnp_config.child = 1;
     fnp_thread_after_fork(fnp_clock_now());
+    fnp_signals_paths();
 }
 
 __attribute__((constructor)) static void fnp_load(void)
@@ -147,6 +148,7 @@ __attribute__((constructor)) static void fnp_load(void)
         return;
     fnp_clock_init(fnp_config.timer);
     fnp_symload_init();
+    fnp_signals_init(fnp_symload_tool());
     pthread_atfork(NULL, NULL, fnp_forked_child);
     __atomic_store_n(&fnp_recording, FNP_ON, __ATOMIC_RELEASE);
 }

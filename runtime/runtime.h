@@ -268,6 +268,9 @@ void fnp_snapshot_free(struct fnp_snapshot *s);
 
 /* Notes where libfnprof.so lives (at load, before the program can chdir). */
 void fnp_symload_init(void);
+/* The fnprof command installed beside libfnprof.so (bin/ next to lib/), or the installed
+ * one for libfnprof.a; NULL when unknown. */
+const char *fnp_symload_tool(void);
 /* Fills api; 0, or -ENOENT with a message logged once when the symbolizer cannot load. */
 int fnp_symload_get(struct fnp_symbolizer_api *api);
 
@@ -288,6 +291,17 @@ struct fnp_retired {
 struct fnp_retired *fnp_retired_list(void);
 /* Finds the real dlclose (at load). */
 void fnp_unload_init(void);
+
+/* ---- raw.c, signals.c: a profile from a dying process --------------------------------- */
+
+/* Writes the raw snapshot (profile.h: FNP_RAW_MAGIC) of every thread to fd; open calls
+ * are closed at now. Async-signal-safe. Returns 0 or -errno. */
+int fnp_raw_write(int fd, uint64_t now, double tick_seconds);
+/* Installs the handlers for signals whose action is the default one; tool is the fnprof
+ * command that turns the raw snapshot into pstats (NULL: none known). At load. */
+void fnp_signals_init(const char *tool);
+/* Recomputes the paths the handler writes (a forked child's output path changes). */
+void fnp_signals_paths(void);
 
 /* ---- dump.c ------------------------------------------------------------------------- */
 

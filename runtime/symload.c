@@ -13,10 +13,23 @@
 #include "runtime.h"
 #include "symbolizer.h"
 
+#ifndef FNPROF_REL_BINDIR
+#define FNPROF_REL_BINDIR "../bin"
+#endif
+
 #ifdef FNP_SYMBOLIZER_LINKED
 
 void fnp_symload_init(void)
 {
+}
+
+const char *fnp_symload_tool(void)
+{
+#ifdef FNPROF_INSTALL_BINDIR
+    return FNPROF_INSTALL_BINDIR "/fnprof";
+#else
+    return NULL;
+#endif
 }
 
 int fnp_symload_get(struct fnp_symbolizer_api *api)
@@ -31,8 +44,14 @@ int fnp_symload_get(struct fnp_symbolizer_api *api)
 
 #define MODULE_NAME "libfnprof-symbolizer.so"
 
-/* Written once at load: the module's path next to libfnprof.so. */
+/* Written once at load: the module's path next to libfnprof.so, and the command's. */
 static char module_path[PATH_MAX];
+static char tool_path[PATH_MAX];
+
+const char *fnp_symload_tool(void)
+{
+    return tool_path[0] ? tool_path : NULL;
+}
 
 void fnp_symload_init(void)
 {
@@ -50,6 +69,10 @@ void fnp_symload_init(void)
     if (strlen(self) + sizeof(MODULE_NAME) <= sizeof(module_path)) {
         strcpy(module_path, self);
         strcat(module_path, MODULE_NAME);
+    }
+    if (strlen(self) + sizeof(FNPROF_REL_BINDIR "/fnprof") <= sizeof(tool_path)) {
+        strcpy(tool_path, self);
+        strcat(tool_path, FNPROF_REL_BINDIR "/fnprof");
     }
 }
 

@@ -23,6 +23,7 @@ enum {
 int fnp_cmd_report(int argc, char **argv);
 int fnp_cmd_run(int argc, char **argv);
 int fnp_cmd_merge(int argc, char **argv);
+int fnp_cmd_symbolize(int argc, char **argv);
 
 /* main.c: "fnprof: <cmd>: " and the message as one line on stderr. */
 void fnp_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -30,6 +31,11 @@ void fnp_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(
 /* main.c: a usage error: the message, then where help is; returns FNP_EXIT_USAGE. */
 int fnp_cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* load.c: reads the whole file at path (at most about FNP_MARSHAL_MAX_INPUT bytes) into
+ * *data (caller frees). On failure prints "fnprof: <cmd>: <path>: <why>" and returns -1.
+ * st (may be NULL) gets the file's fstat. */
+int fnp_cli_read_file(const char *cmd, const char *path, char **data, size_t *len, struct stat *st);
 
 /* load.c: reads the pstats file at path and adds its numbers to p (fnp_pstats_read). On
  * failure prints "fnprof: <cmd>: <path>: <why>" and returns -1, p unchanged. st (may be

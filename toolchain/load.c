@@ -51,7 +51,7 @@ static int read_all(int fd, const struct stat *st, char **out, size_t *len)
     return 0;
 }
 
-int fnp_cli_load(const char *cmd, const char *path, struct fnp_profile *p, struct stat *st)
+int fnp_cli_read_file(const char *cmd, const char *path, char **data, size_t *len, struct stat *st)
 {
     struct stat sb;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -59,8 +59,6 @@ int fnp_cli_load(const char *cmd, const char *path, struct fnp_profile *p, struc
         fnp_cli_error(cmd, "%s: %s", path, strerror(errno));
         return -1;
     }
-    char *data = NULL;
-    size_t len = 0;
     int rc = fstat(fd, &sb) ? -errno : 0;
     /* read(2) on a directory fails with EISDIR anyway; saying so first is clearer. */
     if (!rc && S_ISDIR(sb.st_mode))
@@ -68,13 +66,26 @@ int fnp_cli_load(const char *cmd, const char *path, struct fnp_profile *p, struc
     if (!rc && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size > FNP_MARSHAL_MAX_INPUT)
         rc = -EFBIG;
     if (!rc)
-        rc = read_all(fd, &sb, &data, &len);
+        rc = read_all(fd, &sb, data, len);
     close(fd);
     if (rc) {
         fnp_cli_error(cmd, "%s: %s", path, strerror(-rc));
         return -1;
     }
+    if (st)
+        *st = sb;
+    return 0;
+}
+
+int fnp_cli_load(const char *cmd, const char *path, struct fnp_profile *p, struct stat *st)
+{
+    struct stat sb;
+    char *data = NULL;
+    size_t len = 0;
+    if (fnp_cli_read_file(cmd, path, &data, &len, &sb))
+        return -1;
     char why[512];
+    int rc;
     rc = fnp_pstats_read(p, data, len, why, sizeof(why));
     free(data);
     if (rc == -ENOMEM || rc == -EFBIG) {

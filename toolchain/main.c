@@ -20,6 +20,7 @@ static const struct command {
     {"report", fnp_cmd_report, "print a profile the way python3 -m pstats does"},
     {"run", fnp_cmd_run, "run a program with libfnprof.so preloaded"},
     {"merge", fnp_cmd_merge, "add profiles together, like pstats.Stats(a, b)"},
+    {"symbolize", fnp_cmd_symbolize, "make the profile from a raw snapshot (a killed process)"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -62,7 +63,7 @@ static void usage(FILE *out)
                  "\n"
                  "Commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\n"
                  "'fnprof <command> --help' describes a command.\n");
 }

@@ -30,7 +30,9 @@ import glob
 import os
 import re
 import shlex
+import resource
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -52,7 +54,7 @@ SKIP = 77
 RUNTIME_SOURCES = (
     ["runtime/" + f for f in ("hooks.c", "cct.c", "arena.c", "thread.c", "clock.c", "env.c",
                               "log.c", "snapshot.c", "dump.c", "api.c", "symload.c",
-                              "interpose.c", "unload.c")]
+                              "interpose.c", "unload.c", "raw.c", "signals.c")]
     + ["profile/" + f for f in ("model.c", "build.c", "sink.c", "marshal.c", "pstats.c")]
     + ["symbolizer/" + f for f in ("modmap.c", "symbolize.c", "elf.c", "dwarf.c",
                                    "demangle.c")])
@@ -112,7 +114,17 @@ class Result:
         self.status, self.out, self.err, self.pid, self.wall = status, out, err, pid, wall
 
 
-def run(cmd, cwd=None, env_extra=None, quiet=False):
+def no_core_ignore(ignore):
+    """For Popen's preexec_fn: no core files (a crash test would leave them in the cwd),
+    and the signals in ignore ignored, as nohup does for SIGHUP."""
+    def setup():
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        for sig in ignore:
+            signal.signal(sig, signal.SIG_IGN)
+    return setup
+
+
+def run(cmd, cwd=None, env_extra=None, quiet=False, ignore=()):
     """Runs cmd with stdin closed; returns a Result (pid: the process started)."""
     if not quiet:
         show(cmd, env_extra, cwd)
@@ -120,7 +132,8 @@ def run(cmd, cwd=None, env_extra=None, quiet=False):
     env.update(env_extra or {})
     start = time.monotonic()
     p = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         preexec_fn=no_core_ignore(ignore))
     try:
         out, err = p.communicate(timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -288,16 +301,16 @@ class Ctx:
         os.makedirs(outdir)
         return cwd, outdir
 
-    def exec_(self, cmd, cwd, env_extra=None):
-        return run(self.prefix + cmd, cwd, env_extra)
+    def exec_(self, cmd, cwd, env_extra=None, ignore=()):
+        return run(self.prefix + cmd, cwd, env_extra, ignore=ignore)
 
 
 # ---- the host's behaviour ------------------------------------------------------------------
 
-def reference(ctx, plain, argv):
+def reference(ctx, plain, argv, ignore=()):
     """The plain build's stdout and status: what fnprof must not change."""
     cwd, _ = ctx.new_run_dirs()
-    r = ctx.exec_([plain] + argv, cwd, SAN_OPTIONS.get(ctx.mode))
+    r = ctx.exec_([plain] + argv, cwd, SAN_OPTIONS.get(ctx.mode), ignore)
     if r.err:
         raise SetupError("the plain build writes to stderr (exit %d):\n%s"
                          % (r.status, excerpt(r.err)))
@@ -318,10 +331,10 @@ def same_as_plain(what, r, ref, mode):
                       % (what, excerpt(ref.out), excerpt(r.out)))
 
 
-def run_unset(ctx, exe, argv, ref):
+def run_unset(ctx, exe, argv, ref, ignore=()):
     """fnprof loaded, PROF_OUTPUT unset: same stdout and status, silent, no file."""
     cwd, outdir = ctx.new_run_dirs()
-    r = ctx.exec_([exe] + argv, cwd, ctx.loader_env())
+    r = ctx.exec_([exe] + argv, cwd, ctx.loader_env(), ignore)
     same_as_plain("PROF_OUTPUT unset", r, ref, ctx.mode)
     if r.err:
         raise Failure("PROF_OUTPUT unset, yet stderr is not empty:\n%s" % excerpt(r.err))
@@ -331,7 +344,7 @@ def run_unset(ctx, exe, argv, ref):
     return r
 
 
-def run_profiled(ctx, exe, argv, ref, output="out.prof", relative=False):
+def run_profiled(ctx, exe, argv, ref, output="out.prof", relative=False, ignore=()):
     """PROF_OUTPUT=<outdir>/<output>: same stdout and status, stderr only "fnprof: wrote"
     lines, nothing in the cwd. relative: PROF_OUTPUT=<output>, run in outdir. Returns
     (Result, outdir, set of the files written, absolute)."""
@@ -340,7 +353,7 @@ def run_profiled(ctx, exe, argv, ref, output="out.prof", relative=False):
     env["PROF_OUTPUT"] = os.path.join(outdir, output)
     if relative:
         cwd, env["PROF_OUTPUT"] = outdir, output
-    r = ctx.exec_([exe] + argv, cwd, env)
+    r = ctx.exec_([exe] + argv, cwd, env, ignore)
     sys.stdout.write(excerpt(r.err, 1500))
     same_as_plain("PROF_OUTPUT set", r, ref, ctx.mode)
     bad = [line for line in r.err.splitlines() if not line.startswith("fnprof:")]
@@ -717,7 +730,71 @@ def case_dlopen(ctx):
     print("run_robust: plugin_b took plugin_a's addresses in %d of 3 runs" % reused)
 
 
+def case_signals(ctx):
+    """Killed by a signal with its default action: the profile is written, then the
+    process dies by the same signal. A handler of the program's own, or an ignored signal,
+    is left alone."""
+    died = {"term": -signal.SIGTERM, "int": -signal.SIGINT, "alarm": -signal.SIGALRM,
+            "segv": -signal.SIGSEGV, "abort": -signal.SIGABRT, "own": 0, "ignored": 0}
+    plain, exe = ctx.build("signals", False), ctx.build("signals")
+    for how, status in died.items():
+        ignore = (signal.SIGTERM,) if how == "ignored" else ()
+        ref = reference(ctx, plain, [how], ignore)
+        if ref.status != status:
+            raise SetupError("%s: the plain build exits %d, want %d" % (how, ref.status, status))
+        run_unset(ctx, exe, [how], ref, ignore)
+        _, outdir, files = run_profiled(ctx, exe, [how], ref, ignore=ignore)
+        out = os.path.join(outdir, "out.prof")
+        if files != {out}:
+            raise Failure("%s: want the profile alone (no raw snapshot left), got %s"
+                          % (how, sorted(files)))
+        leaves = AtLeast(1000) if how == "alarm" else (10, 10)
+        spec = {
+            "main": ((1, 1), {}),
+            "work": ((1, 1), {"main": (1, 1)}),
+            "leaf": (leaves, {"work": leaves}),
+        }
+        if how == "own":  # the program's handler ran, on top of work
+            spec["on_term"] = ((1, 1), {"work": (1, 1)})
+        stats = check_profile(out, spec, "signals " + how, [src("signals.c")])
+        if how == "alarm":
+            # Killed about 1 s in: the open frames were closed at the signal, with their time.
+            main = next(v for k, v in stats.items() if k[2] == "main")
+            if not 0.5 < main[3] < 30:
+                raise Failure("alarm: main's cumtime is %.3f s, want about 1 s" % main[3])
+    if ctx.mode == "preload":
+        raw_left_behind(ctx, exe, plain)
+
+
+def raw_left_behind(ctx, exe, plain):
+    """Without the fnprof command beside the library, the handler leaves the raw snapshot
+    and says how to convert it; `fnprof symbolize` then makes the same profile."""
+    lonely = os.path.join(ctx.workdir, "lonely", "lib")
+    os.makedirs(lonely)
+    for lib in ("libfnprof.so", "libfnprof-symbolizer.so"):
+        shutil.copy(os.path.join(ctx.lib_dir, lib), lonely)
+    ref = reference(ctx, plain, ["term"])
+    cwd, outdir = ctx.new_run_dirs()
+    out = os.path.join(outdir, "out.prof")
+    r = ctx.exec_([exe, "term"], cwd, {"LD_PRELOAD": os.path.join(lonely, "libfnprof.so"),
+                                       "PROF_OUTPUT": out})
+    same_as_plain("no fnprof command", r, ref, ctx.mode)
+    want = "fnprof: SIGTERM: raw snapshot in %s.raw; `fnprof symbolize` on it makes the " \
+           "profile\n" % out
+    if r.err != want or sorted(os.listdir(outdir)) != ["out.prof.raw"]:
+        raise Failure("no fnprof command: want the raw snapshot alone and the line %r; got "
+                      "files %s, stderr %r" % (want, os.listdir(outdir), r.err))
+    tool = os.path.join(os.path.dirname(ctx.lib_dir), "bin", "fnprof")
+    s = run([tool, "symbolize", out + ".raw"])
+    if s.status != 0 or not s.err.startswith("fnprof: wrote %s (3 functions, 12 calls" % out):
+        raise Failure("fnprof symbolize: status %d, stderr %r" % (s.status, s.err))
+    check_profile(out, {"main": ((1, 1), {}), "work": ((1, 1), {"main": (1, 1)}),
+                        "leaf": ((10, 10), {"work": (10, 10)})}, "symbolized later",
+                  [src("signals.c")])
+
+
 CASES = {
+    "signals": case_signals,
     "dlopen": case_dlopen,
     "threads": case_threads,
     "threads_many": case_threads_many,

@@ -1,0 +1,224 @@
+/*
+ * Reads the raw snapshot a dying process wrote (format in profile.h), for `fnprof
+ * symbolize`. The file may be cut short (the disk filled, the process was killed while
+ * writing) or be anything at all: every count is bounded by the input, every reference
+ * checked, and the first problem reported with its offset.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+struct rd {
+    const unsigned char *p;
+    size_t len, at;
+    char *why;
+    size_t whylen;
+};
+
+static int bad(struct rd *r, const char *fmt, ...)
+{
+    if (r->why && r->whylen) {
+        int n = snprintf(r->why, r->whylen, "offset %zu: ", r->at);
+        va_list ap;
+        va_start(ap, fmt);
+        if (n >= 0 && (size_t)n < r->whylen)
+            vsnprintf(r->why + n, r->whylen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return -EINVAL;
+}
+
+static int u64(struct rd *r, uint64_t *v)
+{
+    if (r->len - r->at < 8)
+        return bad(r, "cut short (no end record: the process died while writing?)");
+    uint64_t x = 0;
+    for (int i = 7; i >= 0; i--)
+        x = x << 8 | r->p[r->at + (size_t)i];
+    r->at += 8;
+    *v = x;
+    return 0;
+}
+
+struct id_index {
+    uint64_t id;
+    uint32_t index;
+};
+
+static int by_id(const void *a, const void *b)
+{
+    uint64_t x = ((const struct id_index *)a)->id, y = ((const struct id_index *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+/* Node index of id among ids[0, n) (sorted), or -1. */
+static int64_t find_id(const struct id_index *ids, size_t n, uint64_t id)
+{
+    struct id_index key = {.id = id};
+    const struct id_index *hit = bsearch(&key, ids, n, sizeof(*ids), by_id);
+    return hit ? (int64_t)hit->index : -1;
+}
+
+/* Record counts are bounded by the input: a node takes 41 bytes, a module 41 or more. */
+#define NODE_BYTES 41
+#define MODULE_BYTES 41
+
+int fnp_raw_read(struct fnp_raw_file *f, const void *data, size_t len, char *why, size_t whylen)
+{
+    memset(f, 0, sizeof(*f));
+    struct rd r = {.p = data, .len = len, .why = why, .whylen = whylen};
+    if (len < 24 || memcmp(data, FNP_RAW_MAGIC, 8) != 0)
+        return bad(&r, "not a raw fnprof snapshot (no \"FNPRAW1\" header)");
+    r.at = 8;
+    uint64_t secs_bits, count_only;
+    u64(&r, &secs_bits);
+    u64(&r, &count_only);
+    double secs;
+    memcpy(&secs, &secs_bits, sizeof(secs));
+    if (!isfinite(secs) || secs <= 0 || secs > 1 || count_only > 1)
+        return bad(&r, "bad header (tick length %g s, count-only %llu)", secs,
+                   (unsigned long long)count_only);
+
+    size_t max_nodes = len / NODE_BYTES, max_mods = len / MODULE_BYTES;
+    f->nodes = malloc((max_nodes ? max_nodes : 1) * sizeof(*f->nodes));
+    struct id_index *ids = malloc((max_nodes ? max_nodes : 1) * sizeof(*ids));
+    /* The path from the thread's outermost call to the node read last: in pre-order a
+     * node's parent is on it, so finding the parent pops what is left behind. */
+    uint32_t *path = malloc((max_nodes ? max_nodes : 1) * sizeof(*path));
+    uint64_t *node_id = malloc((max_nodes ? max_nodes : 1) * sizeof(*node_id));
+    size_t depth = 0;
+    f->mods = malloc((max_mods ? max_mods : 1) * sizeof(*f->mods));
+    f->paths = malloc(len);
+    size_t n = 0, nmods = 0, paths_used = 0, sorted = 0, thread_first = 0;
+    uint32_t thread = 0;
+    int in_thread = 0, rc = 0, ended = 0;
+    if (!f->nodes || !ids || !path || !node_id || !f->mods || !f->paths) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    while (!rc && !ended) {
+        if (r.at >= len) {
+            rc = bad(&r, "cut short (no end record: the process died while writing?)");
+            break;
+        }
+        unsigned char type = r.p[r.at++];
+        uint64_t v[5];
+        switch (type) {
+        case 'M': {
+            for (int i = 0; i < 5 && !rc; i++)
+                rc = u64(&r, &v[i]);
+            if (rc)
+                break;
+            if (v[4] == 0 || v[4] > len - r.at || v[1] > v[2] || v[3] > UINT32_MAX ||
+                memchr(r.p + r.at, 0, v[4])) {
+                rc = bad(&r, "bad module record");
+                break;
+            }
+            char *name = f->paths + paths_used;
+            memcpy(name, r.p + r.at, v[4]);
+            name[v[4]] = 0;
+            paths_used += v[4] + 1;
+            r.at += v[4];
+            f->mods[nmods++] = (struct fnp_raw_module){name, v[0], v[1], v[2], (uint32_t)v[3]};
+            break;
+        }
+        case 'T':
+            if (in_thread && n > thread_first)
+                thread++;
+            in_thread = 1;
+            thread_first = sorted = n;
+            depth = 0;
+            break;
+        case 'N': {
+            for (int i = 0; i < 5 && !rc; i++)
+                rc = u64(&r, &v[i]);
+            if (rc)
+                break;
+            if (!in_thread)
+                rc = bad(&r, "a node before any thread record");
+            else if (v[0] == 0 || (v[2] & FNP_ADDR_MASK) == 0)
+                rc = bad(&r, "a node with id or address 0");
+            else if (n >= max_nodes || n >= FNP_NO_PARENT)
+                rc = bad(&r, "too many nodes");
+            if (rc)
+                break;
+            uint32_t parent = FNP_NO_PARENT;
+            while (depth > 0 && node_id[path[depth - 1]] != v[1])
+                depth--;
+            if (depth > 0) {
+                parent = path[depth - 1];
+            } else if (v[1] != 0) {
+                rc = bad(&r, "node %#llx: its parent %#llx is not on the path before it",
+                         (unsigned long long)v[0], (unsigned long long)v[1]);
+                break;
+            }
+            path[depth++] = (uint32_t)n;
+            node_id[n] = v[0];
+            ids[n] = (struct id_index){v[0], (uint32_t)n};
+            f->nodes[n++] = (struct fnp_raw_node){v[2], parent, thread, v[3], v[4]};
+            break;
+        }
+        case 'O':
+            for (int i = 0; i < 2 && !rc; i++)
+                rc = u64(&r, &v[i]);
+            if (rc)
+                break;
+            /* Open calls come after their thread's nodes: sort those ids once. */
+            if (sorted != n) {
+                qsort(ids + thread_first, n - thread_first, sizeof(*ids), by_id);
+                sorted = n;
+            }
+            {
+                int64_t k = find_id(ids + thread_first, n - thread_first, v[0]);
+                if (k < 0) {
+                    rc = bad(&r, "an open call of unknown node %#llx", (unsigned long long)v[0]);
+                    break;
+                }
+                f->nodes[k].ticks += v[1];
+            }
+            break;
+        case 'E':
+            for (int i = 0; i < 3 && !rc; i++)
+                rc = u64(&r, &v[i]);
+            if (rc)
+                break;
+            f->dropped = v[0];
+            f->unmatched = v[1];
+            f->threads_seen = v[2];
+            ended = 1;
+            if (r.at != len)
+                rc = bad(&r, "%zu bytes after the end record", len - r.at);
+            break;
+        default:
+            r.at--;
+            rc = bad(&r, "unknown record type 0x%02x", type);
+        }
+    }
+out:
+    free(ids);
+    free(path);
+    free(node_id);
+    if (rc)
+        return rc;
+    f->raw.nodes = f->nodes;
+    f->raw.n = n;
+    f->raw.threads = in_thread && n > thread_first ? thread + 1 : thread;
+    f->raw.mods = f->mods;
+    f->raw.nmods = nmods;
+    f->raw.tick_seconds = count_only ? 1.0 : secs;
+    f->raw.count_only = (int)count_only;
+    return 0;
+}
+
+void fnp_raw_file_free(struct fnp_raw_file *f)
+{
+    free(f->nodes);
+    free(f->mods);
+    free(f->paths);
+    memset(f, 0, sizeof(*f));
+}

@@ -1,0 +1,245 @@
+/*
+ * A program killed by a signal still leaves its profile, then dies by that same signal.
+ *
+ * Only signals whose action is the default one at load get a handler; a program's own
+ * handlers are never replaced, and a program that installs one later simply replaces
+ * ours. The handler cannot name functions (malloc, libdwarf and the loader's lock are off
+ * limits in a signal handler), so it writes a raw snapshot with write(2) alone, then runs
+ * `fnprof symbolize` on it in a new process (vfork + execve, both async-signal-safe) and
+ * waits for it. Then the default action is restored and the signal raised again: the exit
+ * status the shell sees is unchanged, and a core dump is still made where one would be.
+ * Without the fnprof command, the raw snapshot stays, and one line says how to convert it.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+/* Ended by these, by default: terminations first, then the ones that dump core. */
+static const int caught[] = {SIGHUP,  SIGINT,  SIGPIPE, SIGTERM, SIGALRM, SIGUSR1,
+                             SIGUSR2, SIGXCPU, SIGXFSZ, SIGQUIT, SIGILL,  SIGTRAP,
+                             SIGABRT, SIGBUS,  SIGFPE,  SIGSEGV, SIGSYS};
+
+/* Filled outside any handler (at load and in a forked child): the handler formats nothing. */
+static char out_path[PATH_MAX], raw_path[PATH_MAX + 8], tmp_path[PATH_MAX + 32];
+static char tool_path[PATH_MAX];
+static int handling_tid;
+static char altstack[64 * 1024];
+
+extern char **environ;
+
+static size_t cat(char *dst, size_t cap, size_t at, const char *s)
+{
+    while (*s && at + 1 < cap)
+        dst[at++] = *s++;
+    dst[at] = 0;
+    return at;
+}
+
+static void say(const char *a, const char *b, const char *c, const char *d)
+{
+    char line[3 * PATH_MAX];
+    size_t n = cat(line, sizeof(line) - 1, 0, "fnprof: ");
+    n = cat(line, sizeof(line) - 1, n, a);
+    n = cat(line, sizeof(line) - 1, n, b);
+    n = cat(line, sizeof(line) - 1, n, c);
+    n = cat(line, sizeof(line) - 1, n, d);
+    line[n++] = '\n';
+    ssize_t w = write(2, line, n);
+    (void)w;
+}
+
+/* The signal's name, for messages: "SIGTERM". */
+static const char *signame(int sig)
+{
+    static const struct {
+        int sig;
+        const char *name;
+    } names[] = {{SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGPIPE, "SIGPIPE"},
+                 {SIGTERM, "SIGTERM"}, {SIGALRM, "SIGALRM"}, {SIGUSR1, "SIGUSR1"},
+                 {SIGUSR2, "SIGUSR2"}, {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"},
+                 {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},   {SIGTRAP, "SIGTRAP"},
+                 {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
+                 {SIGSEGV, "SIGSEGV"}, {SIGSYS, "SIGSYS"}};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (names[i].sig == sig)
+            return names[i].name;
+    return "a signal";
+}
+
+/* Runs `fnprof symbolize --remove-raw -o OUT RAW` and waits; 0 when it wrote OUT. The
+ * child gets the environment without LD_PRELOAD and PROF_*: it must not profile itself. */
+static int symbolize_raw(void)
+{
+    if (!tool_path[0] || access(tool_path, X_OK) != 0)
+        return -1;
+    static char *envp[256];
+    size_t n = 0;
+    for (char **e = environ; e && *e && n + 1 < sizeof(envp) / sizeof(envp[0]); e++)
+        if (strncmp(*e, "LD_PRELOAD=", 11) != 0 && strncmp(*e, "PROF_", 5) != 0)
+            envp[n++] = *e;
+    envp[n] = NULL;
+    char *argv[8], **a = argv;
+    *a++ = tool_path;
+    *a++ = "symbolize";
+    *a++ = "--remove-raw";
+    if (fnp_config.quiet)
+        *a++ = "--quiet";
+    *a++ = "-o";
+    *a++ = out_path;
+    *a++ = raw_path;
+    *a = NULL;
+    pid_t pid = vfork();
+    if (pid == 0) {
+        execve(tool_path, argv, envp);
+        _exit(127);
+    }
+    if (pid < 0)
+        return -1;
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static void dump_raw(int sig)
+{
+    uint64_t now = fnp_clock_now();
+    double tick_seconds = fnp_clock_tick_seconds();
+    int fd = open(tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        say(signame(sig), ": cannot write the raw snapshot ", tmp_path, "");
+        return;
+    }
+    int rc = fnp_raw_write(fd, now, tick_seconds);
+    if (close(fd) != 0 && rc == 0)
+        rc = -errno;
+    if (rc != 0 || rename(tmp_path, raw_path) != 0) {
+        unlink(tmp_path);
+        say(signame(sig), ": cannot write the raw snapshot ", raw_path, "");
+        return;
+    }
+    if (symbolize_raw() != 0)
+        say(signame(sig), ": raw snapshot in ", raw_path,
+            "; `fnprof symbolize` on it makes the profile");
+}
+
+static void on_signal(int sig, siginfo_t *info, void *uctx)
+{
+    (void)uctx;
+    int saved = errno;
+    int self = (int)syscall(SYS_gettid), none = 0;
+    if (!__atomic_compare_exchange_n(&handling_tid, &none, self, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE) &&
+        none != self) {
+        /* Another thread is writing the profile and will end the process: wait for it. */
+        for (;;)
+            pause();
+    }
+    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    sigaction(sig, &dfl, NULL);
+    if (none == 0 && __atomic_exchange_n(&fnp_recording, 0, __ATOMIC_ACQ_REL))
+        dump_raw(sig);
+    errno = saved;
+    /* A fault raised by the kernel happens again when the handler returns, now with the
+     * default action: the core dump then shows the faulting instruction. */
+    if (info && info->si_code > 0 &&
+        (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL))
+        return;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    syscall(SYS_tgkill, getpid(), self, sig);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
+/*
+ * sigaction and signal, interposed so that the program sees what it would see without
+ * fnprof: where our handler stands in for the default action, it reads SIG_DFL (a program
+ * that installs its own handler only over SIG_DFL, as Python's does for SIGINT, behaves
+ * the same). The real functions are looked up at load, before any handler can run.
+ */
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+typedef void (*handler_fn)(int);
+typedef handler_fn (*signal_fn)(int, handler_fn);
+static sigaction_fn real_sigaction;
+static signal_fn real_signal;
+
+static int ours(const struct sigaction *act)
+{
+    return (act->sa_flags & SA_SIGINFO) && act->sa_sigaction == on_signal;
+}
+
+__attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction *act,
+                                                     struct sigaction *old)
+{
+    if (!real_sigaction)
+        real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+    int rc = real_sigaction(sig, act, old);
+    if (rc == 0 && old && ours(old)) {
+        memset(old, 0, sizeof(*old));
+        old->sa_handler = SIG_DFL;
+    }
+    return rc;
+}
+
+__attribute__((visibility("default"))) handler_fn signal(int sig, handler_fn handler)
+{
+    if (!real_signal)
+        real_signal = (signal_fn)dlsym(RTLD_NEXT, "signal");
+    handler_fn prev = real_signal(sig, handler);
+    return prev == (handler_fn)(void (*)(void))on_signal ? SIG_DFL : prev;
+}
+
+void fnp_signals_paths(void)
+{
+    char *path = fnp_env_output_path();
+    out_path[0] = 0;
+    if (!path || strlen(path) >= sizeof(out_path)) {
+        free(path);
+        return;
+    }
+    strcpy(out_path, path);
+    free(path);
+    snprintf(raw_path, sizeof(raw_path), "%s.raw", out_path);
+    snprintf(tmp_path, sizeof(tmp_path), "%s.raw.tmp-%d", out_path, (int)getpid());
+}
+
+void fnp_signals_init(const char *tool)
+{
+    real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+    real_signal = (signal_fn)dlsym(RTLD_NEXT, "signal");
+    if (tool && strlen(tool) < sizeof(tool_path))
+        strcpy(tool_path, tool);
+    fnp_signals_paths();
+    if (!out_path[0])
+        return;
+    /* Stack overflow in deep recursion must not keep the handler from running. Only when
+     * the program has no alternate stack of its own; it may set one later. */
+    stack_t old;
+    if (sigaltstack(NULL, &old) == 0 && (old.ss_flags & SS_DISABLE)) {
+        stack_t ss = {.ss_sp = altstack, .ss_size = sizeof(altstack)};
+        sigaltstack(&ss, NULL);
+    }
+    for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++) {
+        struct sigaction old_act, act;
+        if (!real_sigaction || real_sigaction(caught[i], NULL, &old_act) != 0 ||
+            old_act.sa_handler != SIG_DFL || (old_act.sa_flags & SA_SIGINFO))
+            continue;
+        memset(&act, 0, sizeof(act));
+        act.sa_sigaction = on_signal;
+        act.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+        sigfillset(&act.sa_mask);
+        real_sigaction(caught[i], &act, NULL);
+    }
+}
