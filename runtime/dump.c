@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "profile.h"
 #include "runtime.h"
@@ -131,7 +132,10 @@ static void fnp_forked_child(void)
     if (!__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED))
         return;
     fnp_config.child = 1;
+    fnp_config.pid = (int)getpid();
+    fnp_config.image = 0;
     fnp_thread_after_fork(fnp_clock_now());
+    fnp_config.inherited_calls = fnp_thread_nodes();
     fnp_signals_paths();
 }
 
@@ -140,6 +144,7 @@ __attribute__((constructor)) static void fnp_load(void)
     /* The wrappers of interpose.c are live whether or not anything is recorded. */
     fnp_interpose_init();
     fnp_unload_init();
+    fnp_exec_init();
     if (fnp_env_load()) {
         fnp_log("PROF_OUTPUT: cannot resolve the path: %s", strerror(errno));
         return;

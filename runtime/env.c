@@ -12,6 +12,9 @@
  *                started below that one (fork, exec, system, posix_spawn), and those write
  *                PROF_OUTPUT.<pid> instead, so no process overwrites another's profile.
  *                A PROF_OUTPUT with %p names every process's file already.
+ *   PROF_EXEC    set by fnprof for the image an exec starts, after the image before it
+ *                wrote its profile: "<pid>:<n>". In that same process, the n-th image
+ *                appends ".exec<n>" to its file name (runtime/exec.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,6 +32,11 @@ int fnp_env_load(void)
     const char *quiet = secure_getenv("PROF_QUIET");
     fnp_config.quiet = quiet && strcmp(quiet, "1") == 0;
     fnp_config.timer = secure_getenv("PROF_TIMER");
+    fnp_config.pid = (int)getpid();
+    const char *exec_mark = secure_getenv("PROF_EXEC");
+    const char *exec_colon = exec_mark ? strchr(exec_mark, ':') : NULL;
+    if (exec_colon && atoi(exec_mark) == fnp_config.pid && atoi(exec_colon + 1) > 0)
+        fnp_config.image = atoi(exec_colon + 1);
     if (!out || !*out)
         return 0;
     if (out[0] == '/') {
@@ -83,6 +91,14 @@ char *fnp_env_output_path(void)
     if (fnp_config.child && !fnp_config.has_pid) {
         char *suffixed;
         int rc = asprintf(&suffixed, "%s.%s", out, pid);
+        free(out);
+        if (rc < 0)
+            return NULL;
+        out = suffixed;
+    }
+    if (fnp_config.image > 0) {
+        char *suffixed;
+        int rc = asprintf(&suffixed, "%s.exec%d", out, fnp_config.image);
         free(out);
         return rc < 0 ? NULL : suffixed;
     }

@@ -168,6 +168,8 @@ extern __thread struct fnp_thread *fnp_tls __attribute__((tls_model("initial-exe
 struct fnp_thread *fnp_thread_attach(void);
 /* Every thread state ever registered, newest first (acquire load of the list head). */
 struct fnp_thread *fnp_thread_list(void);
+/* Nodes created by every thread so far. */
+uint64_t fnp_thread_nodes(void);
 /* Threads that recorded a call since the profile began (states are reused, so this is
  * not the length of the list). */
 uint64_t fnp_thread_count(void);
@@ -221,12 +223,16 @@ static inline FNP_NOINSTR uint64_t fnp_clock_now(void)
 /* ---- env.c: every variable, read once at load ------------------------------------- */
 
 struct fnp_config {
-    char *output;      /* PROF_OUTPUT made absolute at load; NULL: fnprof stays inert */
-    int quiet;         /* PROF_QUIET=1: no line on success */
-    const char *timer; /* PROF_TIMER: auto, tsc, monotonic, none */
-    int has_pid;       /* output contains %p: every process has its own name already */
-    int child;         /* not the process that owns output (forked, or PROF_OWNER says
-                          so): the file gets a .PID suffix unless has_pid */
+    char *output;             /* PROF_OUTPUT made absolute at load; NULL: fnprof stays inert */
+    int quiet;                /* PROF_QUIET=1: no line on success */
+    const char *timer;        /* PROF_TIMER: auto, tsc, monotonic, none */
+    int has_pid;              /* output contains %p: every process has its own name already */
+    int child;                /* not the process that owns output (forked, or PROF_OWNER says
+                                 so): the file gets a .PID suffix unless has_pid */
+    int image;                /* n-th image of this process after execs that wrote a profile
+                                 (PROF_EXEC): the file gets a .exec<n> suffix */
+    int pid;                  /* the process this state belongs to (a vfork child is another) */
+    uint64_t inherited_calls; /* in a forked child: the nodes repeating the parent's stack */
 };
 
 extern struct fnp_config fnp_config;
@@ -278,6 +284,8 @@ int fnp_symload_get(struct fnp_symbolizer_api *api);
 
 /* Finds the real longjmp family (before main: never from a wrapper). */
 void fnp_interpose_init(void);
+/* exec.c: finds the real exec family. */
+void fnp_exec_init(void);
 
 /* ---- unload.c: dlclose --------------------------------------------------------------- */
 

@@ -100,6 +100,14 @@ FNP_NOINSTR struct fnp_thread *fnp_thread_list(void)
     return __atomic_load_n(&thread_list, __ATOMIC_ACQUIRE);
 }
 
+FNP_NOINSTR uint64_t fnp_thread_nodes(void)
+{
+    uint64_t n = 0;
+    for (struct fnp_thread *t = fnp_thread_list(); t; t = t->next)
+        n += __atomic_load_n(&t->nodes, __ATOMIC_RELAXED);
+    return n;
+}
+
 FNP_NOINSTR uint64_t fnp_thread_count(void)
 {
     return __atomic_load_n(&threads_started, __ATOMIC_RELAXED);

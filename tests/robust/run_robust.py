@@ -54,7 +54,7 @@ SKIP = 77
 RUNTIME_SOURCES = (
     ["runtime/" + f for f in ("hooks.c", "cct.c", "arena.c", "thread.c", "clock.c", "env.c",
                               "log.c", "snapshot.c", "dump.c", "api.c", "symload.c",
-                              "interpose.c", "unload.c", "raw.c", "signals.c")]
+                              "interpose.c", "unload.c", "raw.c", "signals.c", "exec.c")]
     + ["profile/" + f for f in ("model.c", "build.c", "sink.c", "marshal.c", "pstats.c")]
     + ["symbolizer/" + f for f in ("modmap.c", "symbolize.c", "elf.c", "dwarf.c",
                                    "demangle.c")])
@@ -344,7 +344,8 @@ def run_unset(ctx, exe, argv, ref, ignore=()):
     return r
 
 
-def run_profiled(ctx, exe, argv, ref, output="out.prof", relative=False, ignore=()):
+def run_profiled(ctx, exe, argv, ref, output="out.prof", relative=False, ignore=(),
+                 rewritten=()):
     """PROF_OUTPUT=<outdir>/<output>: same stdout and status, stderr only "fnprof: wrote"
     lines, nothing in the cwd. relative: PROF_OUTPUT=<output>, run in outdir. Returns
     (Result, outdir, set of the files written, absolute)."""
@@ -368,7 +369,8 @@ def run_profiled(ctx, exe, argv, ref, output="out.prof", relative=False, ignore=
     if cwd != outdir and os.listdir(cwd):
         raise Failure("files written in the program's cwd: %s" % os.listdir(cwd))
     files = {os.path.join(outdir, f) for f in os.listdir(outdir)}
-    if set(wrote) != files or any(n != 1 for n in wrote.values()):
+    if set(wrote) != files or any(n != (2 if os.path.basename(f) in rewritten else 1)
+                                  for f, n in wrote.items()):
         raise Failure("the \"fnprof: wrote\" lines do not match the files written:\n"
                       "lines: %s\nfiles: %s" % (sorted(wrote.items()), sorted(files)))
     return r, outdir, files
@@ -793,7 +795,34 @@ def raw_left_behind(ctx, exe, plain):
                   [src("signals.c")])
 
 
+def case_reexec(ctx):
+    """The profiled process execs itself: each image keeps its profile; a failed exec
+    loses nothing and counts nothing twice."""
+    sources = [src("reexec.c")]
+    plain, exe = ctx.build("reexec", False), ctx.build("reexec")
+    for how in ("ok", "fail"):
+        ref = reference(ctx, plain, [how])
+        run_unset(ctx, exe, [how], ref)
+        rewritten = ("out.prof",) if how == "fail" else ()
+        _, outdir, files = run_profiled(ctx, exe, [how], ref, rewritten=rewritten)
+        out = os.path.join(outdir, "out.prof")
+        first = {"main": ((1, 1), {}), "work": ((5, 5), {"main": (5, 5)}),
+                 "do_exec": ((1, 1), {"main": (1, 1)})}
+        if how == "ok":
+            if files != {out, out + ".exec1"}:
+                raise Failure("exec: want PROF_OUTPUT and PROF_OUTPUT.exec1, got %s"
+                              % sorted(files))
+            check_profile(out, first, "first image", sources)
+            check_profile(out + ".exec1", {"main": ((1, 1), {}),
+                                           "work": ((3, 3), {"main": (3, 3)})},
+                          "second image", sources)
+        else:
+            first["work"] = ((7, 7), {"main": (7, 7)})
+            check_profile(out, first, "failed exec", sources)
+
+
 CASES = {
+    "reexec": case_reexec,
     "signals": case_signals,
     "dlopen": case_dlopen,
     "threads": case_threads,
