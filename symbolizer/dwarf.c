@@ -1489,6 +1489,11 @@ const struct fnp_dwarf_func *fnp_dwarf_find(struct fnp_dwarf *d, uint64_t addr)
     return &d->cur;
 }
 
+int fnp_dwarf_take_error(struct fnp_dwarf *d, char *msg, size_t msg_len)
+{
+    return report(d, msg, msg_len);
+}
+
 void fnp_dwarf_set_lines(struct fnp_dwarf *d, const struct fnp_elf_file *elf)
 {
     d->w.elf = elf;

@@ -579,6 +579,15 @@ static void resolve_one(struct fnp_symbolizer *s, struct module *m, uint64_t add
     if (m->dwarf_err && m->dwarf)
         warn_no_dwarf(s, m);
     const struct fnp_dwarf_func *f = m->dwarf ? fnp_dwarf_find(m->dwarf, addr) : NULL;
+    if (m->dwarf && !m->dwarf_err) {
+        /* Resolving f read more DWARF: damage found there explains what falls back. */
+        char msg[256];
+        int r = fnp_dwarf_take_error(m->dwarf, msg, sizeof msg);
+        if (r == -ENOMEM)
+            *nomem = true;
+        else if (r)
+            set_dwarf_err(m, r, msg);
+    }
     if (f) {
         const char *name = dwarf_name(s, m, f, addr, nomem);
         const char *file = dwarf_file(s, m, f, nomem);

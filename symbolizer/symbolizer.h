@@ -198,6 +198,9 @@ int fnp_dwarf_prepare(struct fnp_dwarf *d, const uint64_t *addrs, size_t n, char
  * Its name, file and line are resolved now, on first lookup. Borrowed from d until the next
  * call on d. */
 const struct fnp_dwarf_func *fnp_dwarf_find(struct fnp_dwarf *d, uint64_t addr);
+/* The damage a lookup met since the last report (fnp_dwarf_find resolves lazily): returns
+ * it as fnp_dwarf_prepare would, once; else 0. */
+int fnp_dwarf_take_error(struct fnp_dwarf *d, char *msg, size_t msg_len);
 /* Units in the file (0: no DWARF) and units walked so far, for tests and benchmarks. */
 void fnp_dwarf_stats(const struct fnp_dwarf *d, size_t *units, size_t *walked);
 /* Accepts NULL. */

@@ -799,7 +799,9 @@ START_TEST(separate_debug_file_is_found_in_each_place)
         sh("objcopy --compress-debug-sections=zlib prog.debug '%s' && rm prog.debug", dbg);
     struct warnings w = {0};
     struct fnp_symbolizer *s = fnp_symbolizer_new(on_warn, &w);
-    ck_assert_int_eq(fnp_symbolizer_set_debug_dirs(s, fmt("%s/nothing-here:%s", work, root)), 0);
+    char *dirs = fmt("%s/nothing-here:%s", work, root);
+    ck_assert_int_eq(fnp_symbolizer_set_debug_dirs(s, dirs), 0);
+    free(dirs); /* copied */
     for (size_t k = 0; k < N_C_FUNCS; k++) {
         const struct c_func *f = &c_funcs[k];
         char *file = fmt("%s/src/%s", work, f->src);
@@ -1196,6 +1198,128 @@ START_TEST(flipped_bytes_in_debug_info_never_crash)
 }
 END_TEST
 
+/* Reads a whole file; *size receives its length. */
+static unsigned char *slurp(const char *path, size_t *size)
+{
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    unsigned char *buf = malloc((size_t)st.st_size);
+    ck_assert_uint_eq(fread(buf, 1, (size_t)st.st_size, f), (size_t)st.st_size);
+    fclose(f);
+    *size = (size_t)st.st_size;
+    return buf;
+}
+
+static void spill(const char *path, const unsigned char *buf, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(buf, 1, size, f), size);
+    fclose(f);
+}
+
+/* Symbolizes addrs in a damaged copy: every address gets a non-empty key, and the module
+ * is explained in at most two warnings (why DWARF fell short, and that some functions are
+ * in no symbol table). A crash fails the test through Check's fork. */
+static void symbolize_damaged(const char *path, const uint64_t *addrs, size_t n, int *dwarf)
+{
+    struct warnings w = {0};
+    struct fnp_symbolizer *s = fnp_symbolizer_new(on_warn, &w);
+    struct fnp_symbol out[64];
+    ck_assert_uint_le(n, 64);
+    fnp_symbolizer_resolve(s, path, addrs, n, out);
+    for (size_t k = 0; k < n; k++) {
+        ck_assert(out[k].name && out[k].name[0] && out[k].file && out[k].file[0]);
+        *dwarf += out[k].source == FNP_SYM_DWARF;
+    }
+    /* Again: the cached module must answer the same. */
+    struct fnp_symbol again[64];
+    fnp_symbolizer_resolve(s, path, addrs, n, again);
+    for (size_t k = 0; k < n; k++)
+        ck_assert_str_eq(again[k].name, out[k].name);
+    ck_assert_msg(w.n <= 2, "%s: %d warnings: %s | %s | %s", path, w.n, w.msg[0], w.msg[1],
+                  w.msg[2]);
+    fnp_symbolizer_free(s);
+}
+
+/* The functions of bin that DWARF names (at most 64): a profile's addresses. */
+static size_t all_funcs(const char *bin, uint64_t *addrs)
+{
+    char *out = capture("nm --defined-only '%s' | awk '$2 ~ /^[tTwW]$/ {print $1}' | sort -u", bin);
+    struct fnp_symbolizer *s = fnp_symbolizer_new(NULL, NULL);
+    size_t n = 0;
+    for (char *p = strtok(out, "\n"); p && n < 64; p = strtok(NULL, "\n")) {
+        uint64_t a = strtoull(p, NULL, 16);
+        if (resolve(s, bin, a).source == FNP_SYM_DWARF)
+            addrs[n++] = a;
+    }
+    fnp_symbolizer_free(s);
+    free(out);
+    ck_assert_uint_gt(n, 8);
+    return n;
+}
+
+/* 0: the whole file cut at 48 points; 1: each debug section cut short at 8 points (objcopy
+ * keeps the ELF whole); 2: 16 bytes of garbage written at 256 points across the file. The C
+ * and the C++ program (gcc -O2, DWARF 5), so rnglists, loclists and C++ DIEs are in play. */
+START_TEST(truncated_and_corrupted_binaries_never_crash)
+{
+    char *bins[2] = {build_c(6, ""), build_cxx(3)};
+    for (int b = 0; b < 2; b++) {
+        const char *bin = bins[b];
+        uint64_t addrs[64];
+        size_t n = all_funcs(bin, addrs);
+        size_t size;
+        unsigned char *orig = slurp(bin, &size);
+        char *bad = fmt("%s-fuzz%d", bin, _i);
+        int dwarf = 0, cases = 0;
+        if (_i == 0) {
+            for (int k = 1; k <= 48; k++, cases++) {
+                spill(bad, orig, size * (size_t)k / 49);
+                symbolize_damaged(bad, addrs, n, &dwarf);
+            }
+        } else if (_i == 1) {
+            static const char *const secs[] = {
+                ".debug_info",     ".debug_abbrev",   ".debug_line",    ".debug_str",
+                ".debug_rnglists", ".debug_line_str", ".debug_aranges", ".debug_loclists"};
+            for (size_t k = 0; k < sizeof secs / sizeof secs[0]; k++) {
+                for (int cut = 0; cut < 8; cut++, cases++) {
+                    /* 0, 1/8, ..., 7/8 of the section, and odd sizes near the start. */
+                    sh("objcopy --dump-section %s=fz.bin '%s' && "
+                       "head -c $(( $(stat -c %%s fz.bin) * %d / 8 + %d )) fz.bin > fz-cut.bin && "
+                       "objcopy --update-section %s=fz-cut.bin '%s' '%s'",
+                       secs[k], bin, cut, cut % 3, secs[k], bin, bad);
+                    symbolize_damaged(bad, addrs, n, &dwarf);
+                }
+            }
+        } else {
+            uint32_t seed = 2024;
+            for (int k = 0; k < 256; k++, cases++) {
+                unsigned char *buf = malloc(size);
+                memcpy(buf, orig, size);
+                size_t at = size * (size_t)k / 256;
+                for (size_t j = 0; j < 16 && at + j < size; j++) {
+                    seed = seed * 1103515245u + 12345u;
+                    buf[at + j] = (unsigned char)(seed >> 16);
+                }
+                spill(bad, buf, size);
+                free(buf);
+                symbolize_damaged(bad, addrs, n, &dwarf);
+            }
+        }
+        /* Damage that leaves DWARF readable must still be read: a symbolizer that gave up
+         * on the first odd byte would pass the checks above. */
+        if (_i != 0)
+            ck_assert_int_gt(dwarf, (int)n * cases / 2);
+        free(orig);
+        free(bad);
+        free(bins[b]);
+    }
+}
+END_TEST
+
 START_TEST(modules_are_cached_by_path_not_by_address)
 {
     /* The C and C++ programs (gcc -O0, PIE) have code at the same addresses. */
@@ -1262,6 +1386,7 @@ int main(void)
                         (int)(sizeof damage / sizeof damage[0]));
     tcase_add_test(degrade, rnglists_offsets_leaving_their_table_are_refused);
     tcase_add_test(degrade, flipped_bytes_in_debug_info_never_crash);
+    tcase_add_loop_test(degrade, truncated_and_corrupted_binaries_never_crash, 0, 3);
     suite_add_tcase(suite, degrade);
 
     SRunner *sr = srunner_create(suite);
