@@ -141,6 +141,7 @@ struct walker {
     struct strbuf str;
     struct strset interned;
     struct addrset entries;
+    struct addrset starts; /* the lo of every range indexed: which asked addresses are done */
     struct build_func *funcs;
     size_t nfuncs, capfuncs;
     struct frange *ranges;
@@ -254,9 +255,8 @@ static uint64_t hash_str(const char *s)
 }
 
 /* Adds lo to the set; false when it was there already. */
-static bool add_entry(struct walker *w, uint64_t lo)
+static bool add_to(struct walker *w, struct addrset *t, uint64_t lo)
 {
-    struct addrset *t = &w->entries;
     if ((t->n + 1) * 2 > t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 1024;
         uint64_t *slot = calloc(cap, sizeof *slot);
@@ -285,6 +285,17 @@ static bool add_entry(struct walker *w, uint64_t lo)
     t->slot[j] = lo;
     t->n++;
     return true;
+}
+
+static bool has(const struct addrset *t, uint64_t lo)
+{
+    if (!t->cap || !lo)
+        return false;
+    size_t j = (lo * 0x9e3779b97f4a7c15ull >> 20) & (t->cap - 1);
+    for (; t->slot[j]; j = (j + 1) & (t->cap - 1))
+        if (t->slot[j] == lo)
+            return true;
+    return false;
 }
 
 /* Returns the offset of a copy of s, shared with earlier equal strings; 0 when out of memory. */
@@ -753,7 +764,7 @@ static void visit_subprogram(struct walker *w, Dwarf_Die die, uint32_t scope, in
     int res = dwarf_lowpc(die, &lo, &e);
     drop_error(w->dbg, &e);
     if (res == DW_DLV_OK && !has_attr(w->dbg, die, DW_AT_ranges) &&
-        (lo == 0 || !add_entry(w, lo))) {
+        (lo == 0 || !add_to(w, &w->entries, lo))) {
         /* Discarded, or a COMDAT copy that ld pointed at the kept one, which an earlier unit
          * described (a template used by 24 units: 24 DIEs, one function). So are the
          * functions nested in it, unless this is the deep walk of a unit whose shallow walk
@@ -1132,6 +1143,7 @@ static void finish_cu(struct walker *w)
             if (!GROW(w, w->ranges, w->capranges, w->nranges + 1))
                 break;
             w->ranges[w->nranges++] = (struct frange){w->pend[i].lo, w->pend[i].hi, fi};
+            add_to(w, &w->starts, w->pend[i].lo);
         }
     }
 }
@@ -1216,6 +1228,7 @@ static void walker_free(struct walker *w)
     free(w->pend);
     free(w->interned.slot);
     free(w->entries.slot);
+    free(w->starts.slot);
     free(w->funcs);
     free(w->ranges);
     free(w->str.p);
@@ -1326,9 +1339,14 @@ static void walk_unit(struct fnp_dwarf *d, size_t u, bool deep)
     d->stale = true;
 }
 
-/* Walks each unit whose ranges hold addr, shallow or deep. */
+/* Walks the units whose ranges hold addr: shallow ones until one indexes a function starting
+ * at addr (hooks pass entry addresses), deep ones all. ld points the DWARF of discarded
+ * COMDAT copies at the kept one, so a template used by every unit lies in every unit's
+ * ranges: stopping at the first unit that has it keeps a profile of a few units cheap. */
 static void units_holding(struct fnp_dwarf *d, uint64_t addr, bool deep)
 {
+    if (!deep && has(&d->w.starts, addr))
+        return;
     size_t lo = 0, hi = d->nuranges;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -1338,9 +1356,13 @@ static void units_holding(struct fnp_dwarf *d, uint64_t addr, bool deep)
             hi = mid;
     }
     /* Every earlier entry whose hi could exceed addr: max_hi says when none is left. */
-    for (size_t i = lo; i > 0 && d->uranges[i - 1].max_hi > addr && !d->w.oom; i--)
-        if (addr < d->uranges[i - 1].hi)
-            walk_unit(d, d->uranges[i - 1].unit, deep);
+    for (size_t i = lo; i > 0 && d->uranges[i - 1].max_hi > addr && !d->w.oom; i--) {
+        if (addr >= d->uranges[i - 1].hi)
+            continue;
+        walk_unit(d, d->uranges[i - 1].unit, deep);
+        if (!deep && has(&d->w.starts, addr))
+            return;
+    }
 }
 
 /* The index in w->funcs of the function at addr, or SIZE_MAX. */
