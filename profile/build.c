@@ -100,8 +100,10 @@ static int name_sites(struct fnp_profile *p, const struct fnp_raw *r, const stru
  */
 static void count_as_ticks(struct fnp_tree_node *nodes, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         nodes[i].ticks = nodes[i].ncalls;
+        nodes[i].back = 0;
+    }
     for (size_t i = n; i-- > 0;)
         if (nodes[i].parent != FNP_NO_PARENT)
             nodes[nodes[i].parent].ticks += nodes[i].ticks;

@@ -237,7 +237,7 @@ int fnp_profile_add_tree(struct fnp_profile *p, const struct fnp_tree_node *node
         rc = -EINVAL;
         if (nd->func >= p->nfuncs || (nd->parent != FNP_NO_PARENT && nd->parent >= i))
             goto out;
-        self[i] = (int64_t)nd->ticks;
+        self[i] = (int64_t)nd->ticks - nd->back;
         edge_of[i] = EMPTY_SLOT;
         if (nd->parent != FNP_NO_PARENT) {
             self[nd->parent] -= (int64_t)nd->ticks;
@@ -269,9 +269,14 @@ int fnp_profile_add_tree(struct fnp_profile *p, const struct fnp_tree_node *node
                 eopen[edge_of[up]]--;
         }
         struct tick_stats *f = &fst[nd->func];
+        int given = nd->flags & FNP_OPEN_GIVEN;
+        int func_open = given ? (nd->flags & FNP_OPEN_FUNC) != 0 : fopen_[nd->func] != 0;
+        int edge_open = edge_of[i] == EMPTY_SLOT ? 0
+                        : given                  ? (nd->flags & FNP_OPEN_EDGE) != 0
+                                                 : eopen[edge_of[i]] != 0;
         f->ncalls += nd->ncalls;
         f->tottime += self[i];
-        if (fopen_[nd->func] == 0) {
+        if (!func_open) {
             f->pcalls += nd->ncalls;
             f->cumtime += (int64_t)nd->ticks;
         }
@@ -279,7 +284,7 @@ int fnp_profile_add_tree(struct fnp_profile *p, const struct fnp_tree_node *node
             struct tick_stats *e = &est[edge_of[i]];
             e->ncalls += nd->ncalls;
             e->tottime += self[i];
-            if (eopen[edge_of[i]] == 0) {
+            if (!edge_open) {
                 e->pcalls += nd->ncalls;
                 e->cumtime += (int64_t)nd->ticks;
             }

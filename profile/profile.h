@@ -65,7 +65,15 @@ struct fnp_tree_node {
     uint32_t parent; /* node index, or FNP_NO_PARENT for a root */
     uint64_t ncalls; /* calls made along this path */
     uint64_t ticks;  /* inclusive ticks, summed over those calls */
+    int64_t back;    /* see struct fnp_raw_node */
+    uint32_t flags;  /* FNP_OPEN_*: see struct fnp_raw_node */
 };
+
+/* A node whose calls were made on other paths than its own (merged beyond the node cap)
+ * says itself whether its function and its edge were open above those calls. */
+#define FNP_OPEN_GIVEN 1u
+#define FNP_OPEN_FUNC 2u
+#define FNP_OPEN_EDGE 4u
 
 /* Empty profile; every field zero is a valid empty profile too. */
 void fnp_profile_init(struct fnp_profile *p);
@@ -84,7 +92,7 @@ int64_t fnp_profile_find_edge(const struct fnp_profile *p, uint32_t caller, uint
  * Adds the numbers of a calling-context forest with cProfile's rules: a node's calls are
  * primitive for its function when no ancestor runs the same function, and primitive for
  * its edge when no ancestor pair runs the same caller->callee edge; tottime is a node's
- * ticks less its children's. Roots count as calls with no caller.
+ * ticks less its children's and its back ticks. Roots count as calls with no caller.
  * tick_seconds converts ticks to seconds once, here. Returns 0 or -ENOMEM / -EINVAL (a
  * node before its parent, a bad function index).
  */
@@ -112,6 +120,11 @@ struct fnp_raw_node {
     uint32_t thread; /* index of the thread it was recorded on */
     uint64_t ncalls;
     uint64_t ticks; /* inclusive ticks of the calls that returned or were closed */
+    int64_t back;   /* ticks in its ticks that are not its own time, beyond its children's:
+                       callees counted on another node (a folded recursion) add, calls of
+                       other contexts merged into a child subtract */
+    uint32_t flags; /* FNP_OPEN_*: 0, or what was open above its calls when its tree path
+                       does not say */
 };
 
 /* Code addresses fit in 48 bits on x86_64 and arm64 user space; the bits above carry the
@@ -290,7 +303,11 @@ const char *fnp_marshal_kind_name(unsigned kind);
  *   'T'                                               the nodes after it are a new thread's
  *   'N' id parent_id fn ncalls ticks                  a node; ids are unique, 0 is no parent,
  *                                                     a parent comes before its children
- *   'O' id ticks                                      an open call of node id: ticks to add
+ *   'L' id target_id parent_id ncalls ticks flags     a link (runtime.h): its calls and ticks
+ *                                                     go to the node target_id, its ticks
+ *                                                     off parent_id's own time (if a node);
+ *                                                     flags: FNP_OPEN_* for target_id
+ *   'O' id ticks                                      an open call of node or link id
  *   'E' dropped unmatched threads                     the end: a file without it is cut short
  */
 #define FNP_RAW_MAGIC "FNPRAW1\n"

@@ -64,7 +64,24 @@ static int64_t find_id(const struct id_index *ids, size_t n, uint64_t id)
     return hit ? (int64_t)hit->index : -1;
 }
 
-/* Record counts are bounded by the input: a node takes 41 bytes, a module 41 or more. */
+/* A link of the snapshot: its ticks go to node target, and off node parent's own time. */
+struct link {
+    uint64_t id;
+    uint32_t target, parent;
+};
+
+static void add_ticks(struct fnp_raw_file *f, const struct link *l, uint64_t ticks)
+{
+    struct fnp_raw_node *to = &f->nodes[l->target];
+    to->ticks += ticks;
+    if (to->parent != FNP_NO_PARENT)
+        f->nodes[to->parent].back -= (int64_t)ticks;
+    if (l->parent != FNP_NO_PARENT)
+        f->nodes[l->parent].back += (int64_t)ticks;
+}
+
+/* Record counts are bounded by the input: a node or a link takes 41 bytes or more, a
+ * module 41 or more. */
 #define NODE_BYTES 41
 #define MODULE_BYTES 41
 
@@ -92,12 +109,14 @@ int fnp_raw_read(struct fnp_raw_file *f, const void *data, size_t len, char *why
     uint32_t *path = malloc((max_nodes ? max_nodes : 1) * sizeof(*path));
     uint64_t *node_id = malloc((max_nodes ? max_nodes : 1) * sizeof(*node_id));
     size_t depth = 0;
+    struct link *links = malloc((max_nodes ? max_nodes : 1) * sizeof(*links));
+    size_t nlinks = 0, links_first = 0;
     f->mods = malloc((max_mods ? max_mods : 1) * sizeof(*f->mods));
     f->paths = malloc(len);
     size_t n = 0, nmods = 0, paths_used = 0, sorted = 0, thread_first = 0;
     uint32_t thread = 0;
     int in_thread = 0, rc = 0, ended = 0;
-    if (!f->nodes || !ids || !path || !node_id || !f->mods || !f->paths) {
+    if (!f->nodes || !ids || !path || !node_id || !links || !f->mods || !f->paths) {
         rc = -ENOMEM;
         goto out;
     }
@@ -107,7 +126,7 @@ int fnp_raw_read(struct fnp_raw_file *f, const void *data, size_t len, char *why
             break;
         }
         unsigned char type = r.p[r.at++];
-        uint64_t v[5];
+        uint64_t v[6];
         switch (type) {
         case 'M': {
             for (int i = 0; i < 5 && !rc; i++)
@@ -132,6 +151,7 @@ int fnp_raw_read(struct fnp_raw_file *f, const void *data, size_t len, char *why
                 thread++;
             in_thread = 1;
             thread_first = sorted = n;
+            links_first = nlinks;
             depth = 0;
             break;
         case 'N': {
@@ -160,28 +180,53 @@ int fnp_raw_read(struct fnp_raw_file *f, const void *data, size_t len, char *why
             path[depth++] = (uint32_t)n;
             node_id[n] = v[0];
             ids[n] = (struct id_index){v[0], (uint32_t)n};
-            f->nodes[n++] = (struct fnp_raw_node){v[2], parent, thread, v[3], v[4]};
+            f->nodes[n++] = (struct fnp_raw_node){v[2], parent, thread, v[3], v[4], 0, 0};
             break;
         }
-        case 'O':
-            for (int i = 0; i < 2 && !rc; i++)
+        case 'L':
+        case 'O': {
+            int fields = type == 'L' ? 6 : 2;
+            for (int i = 0; i < fields && !rc; i++)
                 rc = u64(&r, &v[i]);
             if (rc)
                 break;
-            /* Open calls come after their thread's nodes: sort those ids once. */
+            /* Links and open calls come after their thread's nodes: sort those ids once. */
             if (sorted != n) {
                 qsort(ids + thread_first, n - thread_first, sizeof(*ids), by_id);
                 sorted = n;
             }
-            {
-                int64_t k = find_id(ids + thread_first, n - thread_first, v[0]);
-                if (k < 0) {
-                    rc = bad(&r, "an open call of unknown node %#llx", (unsigned long long)v[0]);
+            size_t nids = n - thread_first;
+            if (type == 'L') {
+                int64_t to = find_id(ids + thread_first, nids, v[1]);
+                if (to < 0 || nlinks >= max_nodes || v[5] > 7) {
+                    rc = bad(&r, "a link to unknown node %#llx", (unsigned long long)v[1]);
                     break;
                 }
-                f->nodes[k].ticks += v[1];
+                int64_t from = find_id(ids + thread_first, nids, v[2]);
+                links[nlinks++] =
+                    (struct link){v[0], (uint32_t)to, from < 0 ? FNP_NO_PARENT : (uint32_t)from};
+                f->nodes[to].ncalls += v[3];
+                if (v[5] & FNP_OPEN_GIVEN)
+                    f->nodes[to].flags = (uint32_t)v[5];
+                add_ticks(f, &links[nlinks - 1], v[4]);
+                break;
             }
+            int64_t k = find_id(ids + thread_first, nids, v[0]);
+            if (k >= 0) {
+                f->nodes[k].ticks += v[1];
+                break;
+            }
+            const struct link *l = NULL;
+            for (size_t i = nlinks; i-- > links_first && !l;)
+                if (links[i].id == v[0])
+                    l = &links[i];
+            if (!l) {
+                rc = bad(&r, "an open call of unknown node %#llx", (unsigned long long)v[0]);
+                break;
+            }
+            add_ticks(f, l, v[1]);
             break;
+        }
         case 'E':
             for (int i = 0; i < 3 && !rc; i++)
                 rc = u64(&r, &v[i]);
@@ -203,6 +248,7 @@ out:
     free(ids);
     free(path);
     free(node_id);
+    free(links);
     if (rc)
         return rc;
     f->raw.nodes = f->nodes;

@@ -10,37 +10,168 @@
 #include "runtime.h"
 
 #define FIRST_TABLE 256
+/* Longest recursion cycle folded (a -> b -> ... -> a with up to this many functions). */
+#define MAX_PERIOD 32
+
+uint64_t fnp_nodes_total;
 
 static inline size_t slot_of(const struct fnp_node *parent, uintptr_t fn, size_t mask)
 {
-    uint64_t h = ((uint64_t)(uintptr_t)parent >> 6) ^ ((uint64_t)fn * 0x9e3779b97f4a7c15ull);
+    uint64_t h = ((uint64_t)(uintptr_t)parent >> 4) ^ ((uint64_t)fn * 0x9e3779b97f4a7c15ull);
     return (size_t)(h ^ (h >> 32)) & mask;
 }
 
-/* Doubles the (parent, fn) table. Only the owner thread reads it, so the old one can go. */
-static int table_grow(struct fnp_thread *t)
+/* Doubles a table. Only the owner thread reads it, so the old one can go. */
+static int table_grow(struct fnp_table *tb)
 {
-    size_t cap = t->table ? (t->table_mask + 1) * 2 : FIRST_TABLE;
-    struct fnp_node **table = fnp_pages(cap * sizeof(*table));
-    if (!table)
+    size_t cap = tb->slots ? (tb->mask + 1) * 2 : FIRST_TABLE;
+    struct fnp_node **slots = fnp_pages(cap * sizeof(*slots));
+    if (!slots)
         return -ENOMEM;
-    for (size_t i = 0; t->table && i <= t->table_mask; i++) {
-        struct fnp_node *n = t->table[i];
+    for (size_t i = 0; tb->slots && i <= tb->mask; i++) {
+        struct fnp_node *n = tb->slots[i];
         if (!n)
             continue;
         size_t j = slot_of(n->parent, n->fn, cap - 1);
-        while (table[j])
+        while (slots[j])
             j = (j + 1) & (cap - 1);
-        table[j] = n;
+        slots[j] = n;
     }
-    if (t->table)
-        munmap(t->table, (t->table_mask + 1) * sizeof(*t->table));
-    t->table = table;
-    t->table_mask = cap - 1;
+    if (tb->slots)
+        munmap(tb->slots, (tb->mask + 1) * sizeof(*tb->slots));
+    tb->slots = slots;
+    tb->mask = cap - 1;
     return 0;
 }
 
-FNP_NOINSTR struct fnp_node *fnp_cct_child(struct fnp_thread *t, struct fnp_node *parent,
+/* The node or link keyed (parent, fn), or NULL. */
+static struct fnp_node *table_find(const struct fnp_table *tb, const struct fnp_node *parent,
+                                   uintptr_t fn)
+{
+    if (!tb->slots)
+        return NULL;
+    for (size_t j = slot_of(parent, fn, tb->mask); tb->slots[j]; j = (j + 1) & tb->mask)
+        if (tb->slots[j]->parent == parent && tb->slots[j]->fn == fn)
+            return tb->slots[j];
+    return NULL;
+}
+
+static int table_add(struct fnp_table *tb, struct fnp_node *n)
+{
+    if ((!tb->slots || (tb->count + 1) * 2 > tb->mask + 1) && table_grow(tb))
+        return -ENOMEM;
+    size_t j = slot_of(n->parent, n->fn, tb->mask);
+    while (tb->slots[j])
+        j = (j + 1) & tb->mask;
+    tb->slots[j] = n;
+    tb->count++;
+    return 0;
+}
+
+/*
+ * Recursion folding. The pstats numbers of a call depend on its function, its caller's
+ * function, whether the function and whether that edge are already open above it, and,
+ * for its callees, which functions and edges are open at all. When the path to a new
+ * context ends in a cycle of period L repeated over 2L + 2 calls (x0 = the new call, x1 =
+ * its parent, ..., and x[L+i] runs x[i]'s function for i = 0 .. L+1), every function and
+ * edge of the last cycle is open in the one before, so the new context and x[L] agree on
+ * all of that: its calls can be x[L]'s. Recursion a million deep then takes a handful of
+ * nodes, not a million, and every number stays what cProfile would report.
+ */
+static struct fnp_node *fold_target(struct fnp_node *parent, uintptr_t fn)
+{
+    struct fnp_node *x[2 * MAX_PERIOD + 2];
+    uintptr_t f[2 * MAX_PERIOD + 2];
+    size_t n = 1;
+    f[0] = fn;
+    x[0] = NULL;
+    for (struct fnp_node *p = parent; p && p->fn && n < 2 * MAX_PERIOD + 2; p = p->parent) {
+        x[n] = p;
+        f[n++] = p->fn;
+    }
+    for (size_t L = 1; 2 * L + 1 < n; L++) {
+        if (f[L] != fn || f[L + 1] != f[1])
+            continue;
+        size_t i = 0;
+        while (i <= L + 1 && f[L + i] == f[i])
+            i++;
+        if (i > L + 1)
+            return x[L];
+    }
+    return NULL;
+}
+
+/* Beyond the node cap: FNP_OPEN_FUNC if fn, FNP_OPEN_EDGE if the edge from the caller to
+ * fn, is open on the thread's real stack (not a tree path: merged calls have none). */
+static unsigned open_flags(const struct fnp_thread *t, uintptr_t fn)
+{
+    unsigned flags = 0;
+    uint32_t d = t->depth;
+    uintptr_t caller = d ? t->frames[d - 1].node->fn : 0;
+    for (uint32_t i = 0; i < d; i++) {
+        uintptr_t f = t->frames[i].node->fn;
+        if (f == fn) {
+            flags |= FNP_OPEN_FUNC;
+            if (i > 0 && t->frames[i - 1].node->fn == caller)
+                flags |= FNP_OPEN_EDGE;
+        }
+    }
+    return flags;
+}
+
+/* A tree node (target NULL) or a link (see runtime.h), keyed (parent, fn). */
+static struct fnp_node *new_node(struct fnp_thread *t, struct fnp_node *parent, uintptr_t fn,
+                                 struct fnp_node *target)
+{
+    struct fnp_node *n = fnp_arena_alloc(&t->arena, sizeof(*n));
+    if (!n)
+        return NULL;
+    n->fn = fn;
+    n->parent = parent;
+    n->target = target;
+    /* Release: a dumping thread that sees n in a list sees it initialised. */
+    if (target) {
+        n->next_sibling = t->links;
+        __atomic_store_n(&t->links, n, __ATOMIC_RELEASE);
+    } else {
+        n->next_sibling = parent->first_child;
+        __atomic_store_n(&parent->first_child, n, __ATOMIC_RELEASE);
+        __atomic_store_n(&t->nodes, t->nodes + 1, __ATOMIC_RELAXED);
+    }
+    __atomic_add_fetch(&fnp_nodes_total, 1, __ATOMIC_RELAXED);
+    return n;
+}
+
+/*
+ * Over the cap (PROF_MAX_NODES) no new context is made. The call goes to a node of the
+ * same caller function, callee and open flags (what its own numbers depend on, see
+ * fold_target), through one link per such class, which says what was open above them:
+ * calls, primitive calls and edges stay exact. What is lost: the calling context below
+ * the cap, and the time of these calls is not taken off their callers' own time. Classes are keyed
+ * (caller's fn as a fake parent pointer, fn), one table per flags value.
+ */
+static struct fnp_node *capped_child(struct fnp_thread *t, struct fnp_node *parent, uintptr_t fn)
+{
+    unsigned flags = open_flags(t, fn);
+    struct fnp_table *tb = &t->classes[flags >> 1];
+    /* A code address, never a node's: the dump finds no caller to take time off. */
+    struct fnp_node *cls = (struct fnp_node *)parent->fn;
+    __atomic_store_n(&t->merged, t->merged + 1, __ATOMIC_RELAXED);
+    struct fnp_node *l = table_find(tb, cls, fn);
+    if (l)
+        return l;
+    struct fnp_node *n = new_node(t, parent, fn, NULL);
+    if (n) {
+        n->target = n; /* marks the region below the cap (fnp_cct_child) */
+        l = new_node(t, cls, fn, n);
+    }
+    if (!l || table_add(tb, l))
+        return NULL;
+    __atomic_store_n(&l->open_flags, FNP_OPEN_GIVEN | flags, __ATOMIC_RELAXED);
+    return l;
+}
+
+FNP_NOINSTR struct fnp_node *fnp_cct_child(struct fnp_thread *t, struct fnp_node *from,
                                            uintptr_t fn)
 {
     /* A signal handler interrupting us here must not touch the table or the arena: its
@@ -53,36 +184,35 @@ FNP_NOINSTR struct fnp_node *fnp_cct_child(struct fnp_thread *t, struct fnp_node
     t->busy = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
 
-    struct fnp_node *n = NULL;
-    if (!t->table && table_grow(t))
-        goto fail;
-    size_t j = slot_of(parent, fn, t->table_mask);
-    for (; t->table[j]; j = (j + 1) & t->table_mask) {
-        if (t->table[j]->parent == parent && t->table[j]->fn == fn) {
-            n = t->table[j];
-            goto found;
-        }
-    }
-    if ((t->table_count + 1) * 2 > t->table_mask + 1) {
-        if (table_grow(t))
+    /* Calls made inside a linked call are children of the link's target. */
+    struct fnp_node *parent = from->target ? from->target : from;
+    struct fnp_node *n, *target;
+    if (parent->target == parent) {
+        /* Below a merged call the path is not the node's: every call is looked up by its
+         * class, and nothing is cached on a node that many paths share. */
+        if (!(n = capped_child(t, parent, fn)))
             goto fail;
-        j = slot_of(parent, fn, t->table_mask);
-        while (t->table[j])
-            j = (j + 1) & t->table_mask;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        t->busy = 0;
+        return n;
     }
-    n = fnp_arena_alloc(&t->arena, sizeof(*n));
-    if (!n)
-        goto fail;
-    n->fn = fn;
-    n->parent = parent;
-    n->next_sibling = parent->first_child;
-    /* Release: a dumping thread that sees n in the list sees it initialised. */
-    __atomic_store_n(&parent->first_child, n, __ATOMIC_RELEASE);
-    t->table[j] = n;
-    t->table_count++;
-    __atomic_store_n(&t->nodes, t->nodes + 1, __ATOMIC_RELAXED);
+    if ((n = table_find(&t->contexts, parent, fn)) != NULL)
+        goto found;
+    if ((target = fold_target(parent, fn)) != NULL) {
+        n = new_node(t, parent, fn, target);
+        if (!n || table_add(&t->contexts, n))
+            goto fail;
+    } else if (__atomic_load_n(&fnp_nodes_total, __ATOMIC_RELAXED) >= fnp_max_nodes()) {
+        /* Not in the contexts table: that keeps within the cap too. */
+        if (!(n = capped_child(t, parent, fn)))
+            goto fail;
+    } else {
+        n = new_node(t, parent, fn, NULL);
+        if (!n || table_add(&t->contexts, n))
+            goto fail;
+    }
 found:
-    parent->hot = n;
+    from->hot = n;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     t->busy = 0;
     return n;

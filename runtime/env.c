@@ -7,6 +7,8 @@
  *                chdir later); "%p" becomes the process id, "%%" a percent sign.
  *   PROF_QUIET   "1": no line on stderr when the profile is written (errors still are).
  *   PROF_TIMER   auto (default), tsc, monotonic, none (count-only: no timestamps).
+ *   PROF_MAX_NODES  calling contexts kept (default 2^20, 64 bytes each); beyond it new
+ *                contexts are merged (runtime/cct.c), which the profile labels.
  *   PROF_OWNER   set by fnprof itself, not by users: "<pid>:<absolute PROF_OUTPUT>" of the
  *                process that writes PROF_OUTPUT as named. It is inherited by every process
  *                started below that one (fork, exec, system, posix_spawn), and those write
@@ -33,6 +35,17 @@ int fnp_env_load(void)
     fnp_config.quiet = quiet && strcmp(quiet, "1") == 0;
     fnp_config.timer = secure_getenv("PROF_TIMER");
     fnp_config.pid = (int)getpid();
+    const char *max = secure_getenv("PROF_MAX_NODES");
+    if (max && *max) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(max, &end, 10);
+        if (errno || *end || v == 0 || max[0] == '-')
+            fnp_log("PROF_MAX_NODES=%s: not a positive number; using %u", max,
+                    FNP_DEFAULT_MAX_NODES);
+        else
+            fnp_config.max_nodes = v;
+    }
     const char *exec_mark = secure_getenv("PROF_EXEC");
     const char *exec_colon = exec_mark ? strchr(exec_mark, ':') : NULL;
     if (exec_colon && atoi(exec_mark) == fnp_config.pid && atoi(exec_colon + 1) > 0)

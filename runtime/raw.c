@@ -218,6 +218,16 @@ int fnp_raw_write(int fd, uint64_t now, double tick_seconds)
             if (n)
                 n = n->next_sibling;
         }
+        for (const struct fnp_node *l = __atomic_load_n(&t->links, __ATOMIC_ACQUIRE); l;
+             l = l->next_sibling) {
+            put(&o, "L", 1);
+            put_u64(&o, (uintptr_t)l);
+            put_u64(&o, (uintptr_t)l->target);
+            put_u64(&o, (uintptr_t)l->parent);
+            put_u64(&o, __atomic_load_n(&l->ncalls, __ATOMIC_RELAXED));
+            put_u64(&o, __atomic_load_n(&l->ticks, __ATOMIC_RELAXED));
+            put_u64(&o, __atomic_load_n(&l->open_flags, __ATOMIC_RELAXED) & 7);
+        }
         uint32_t depth = __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
         const struct fnp_frame *frames = __atomic_load_n(&t->frames, __ATOMIC_ACQUIRE);
         for (uint32_t i = 0; i < depth; i++) {

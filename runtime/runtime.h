@@ -26,21 +26,37 @@
 /* ---- cct.c: the calling-context tree ------------------------------------------------ */
 
 /*
- * One distinct call path. Written by its thread only; a dumping thread reads it
- * concurrently, so the fields it reads are accessed with relaxed atomics (plain moves on
- * x86_64 and arm64), and a node becomes reachable only through a release store of
- * first_child, after it is fully initialised. Nodes are never freed while the process
- * lives. 64 bytes: one cache line.
+ * One distinct call path (a tree node), or a link. Written by its thread only; a dumping
+ * thread reads it concurrently, so the fields it reads are accessed with relaxed atomics
+ * (plain moves on x86_64 and arm64), and a node becomes reachable only through a release
+ * store of first_child (or of the thread's links), after it is fully initialised. Nodes
+ * are never freed while the process lives. 64 bytes: one cache line.
+ *
+ * A link stands for a context whose calls have the numbers of another node, its target
+ * (cct.c: recursion folding, and the node cap). It is keyed like a node, by the context it
+ * is called from (parent) and fn, and takes the calls and ticks of that context; children
+ * of a linked call are the target's. The dump adds a link's calls and ticks to its target
+ * and takes its ticks off its parent's own time.
  */
 struct fnp_node {
     uintptr_t fn; /* key: entry address | module generation << FNP_ADDR_BITS; 0 for a root */
     struct fnp_node *parent;
-    struct fnp_node *hot;         /* the child entered last: the likely next one */
-    struct fnp_node *first_child; /* published with release */
-    struct fnp_node *next_sibling;
+    struct fnp_node *hot; /* the child entered last: the likely next one */
+    union {
+        struct fnp_node *first_child; /* published with release */
+        uintptr_t open_flags;         /* a link of the node cap: FNP_OPEN_* of its calls */
+    };
+    struct fnp_node *next_sibling; /* a link: the next link of the thread */
     uint64_t ncalls;
-    uint64_t ticks; /* inclusive clock ticks of the calls that returned */
-    uint64_t pad_;
+    uint64_t ticks;          /* inclusive clock ticks of the calls that returned */
+    struct fnp_node *target; /* NULL for a tree node; a link's target */
+};
+
+/* Open-addressing table of nodes and links by (parent, fn); owner thread only. */
+struct fnp_table {
+    struct fnp_node **slots;
+    size_t mask;
+    size_t count;
 };
 
 /* An open call on a thread's shadow stack. */
@@ -63,20 +79,20 @@ struct fnp_arena {
  * thread only; "shared" ones are read by a dumping thread.
  */
 struct fnp_thread {
-    uint32_t depth;           /* shared: open frames; stored with release after the frame */
-    uint32_t cap;             /* owner: frames available */
-    struct fnp_frame *frames; /* shared: published with release when grown */
-    struct fnp_node root;     /* shared: children are this thread's outermost calls */
-    uint32_t busy;            /* owner: inside the cold path (node creation); see hooks.c */
-    uint32_t in_use;          /* shared: 1 while a live thread owns this state; a thread that
-                                 ends releases it for the next new thread (thread.c) */
-    /* owner: (parent, fn) -> node, open addressing */
-    struct fnp_node **table;
-    size_t table_mask;
-    size_t table_count;
+    uint32_t depth;              /* shared: open frames; stored with release after the frame */
+    uint32_t cap;                /* owner: frames available */
+    struct fnp_frame *frames;    /* shared: published with release when grown */
+    struct fnp_node root;        /* shared: children are this thread's outermost calls */
+    uint32_t busy;               /* owner: inside the cold path (node creation); see hooks.c */
+    uint32_t in_use;             /* shared: 1 while a live thread owns this state; a thread that
+                                    ends releases it for the next new thread (thread.c) */
+    struct fnp_table contexts;   /* owner: (parent, fn) -> node or link */
+    struct fnp_table classes[4]; /* owner: beyond the node cap (cct.c: capped_child) */
+    struct fnp_node *links;      /* shared: every link, newest first (release) */
     struct fnp_arena arena;
     /* shared counters, reported by dump.c */
-    uint64_t nodes;          /* nodes created */
+    uint64_t nodes;          /* tree nodes created */
+    uint64_t merged;         /* calls of new contexts beyond the node cap */
     uint64_t dropped_calls;  /* calls not recorded (signal handler during node creation, out
                                 of memory) */
     uint64_t unmatched;      /* exits with no matching enter (skipped by longjmp etc.) */
@@ -85,8 +101,12 @@ struct fnp_thread {
     int tid;
 };
 
-/* Cold path of enter: the child of parent for fn, created if new; NULL when out of memory.
- * Sets parent->hot. */
+/* Nodes and links made by every thread, against the cap (PROF_MAX_NODES). */
+extern uint64_t fnp_nodes_total;
+#define FNP_DEFAULT_MAX_NODES (1u << 20)
+
+/* Cold path of enter: the child of parent for fn (a node or a link), created if new; NULL
+ * when out of memory. Sets parent->hot. */
 struct fnp_node *fnp_cct_child(struct fnp_thread *t, struct fnp_node *parent, uintptr_t fn);
 /* Cold path of enter: room for one more frame; 0 or -ENOMEM. */
 int fnp_cct_grow_stack(struct fnp_thread *t);
@@ -233,9 +253,15 @@ struct fnp_config {
                                  (PROF_EXEC): the file gets a .exec<n> suffix */
     int pid;                  /* the process this state belongs to (a vfork child is another) */
     uint64_t inherited_calls; /* in a forked child: the nodes repeating the parent's stack */
+    uint64_t max_nodes;       /* PROF_MAX_NODES; 0: FNP_DEFAULT_MAX_NODES */
 };
 
 extern struct fnp_config fnp_config;
+
+static inline uint64_t fnp_max_nodes(void)
+{
+    return fnp_config.max_nodes ? fnp_config.max_nodes : FNP_DEFAULT_MAX_NODES;
+}
 
 /* Reads the environment (secure_getenv: a setuid program ignores it). 0 or -errno. */
 int fnp_env_load(void);
@@ -259,6 +285,7 @@ struct fnp_snapshot {
     uint64_t open;      /* frames still open, closed at the snapshot's time */
     uint64_t dropped;   /* calls not recorded */
     uint64_t unmatched; /* exits with no matching enter */
+    uint64_t merged;    /* calls of new contexts beyond the node cap */
 };
 
 /* Copies every thread's tree; calls still open are closed at now (as cProfile's

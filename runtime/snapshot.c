@@ -36,7 +36,8 @@ static int push_node(struct fnp_snapshot *s, const struct fnp_raw_node *n)
     return 0;
 }
 
-/* The open frames of t, sorted by node, each with the time it has been open. */
+/* The open frames of t by node, sorted, each node once with the time its frames have
+ * been open (a link stands in several frames at once in a folded recursion). */
 static struct open_frame *open_frames(struct fnp_thread *t, uint64_t now, size_t *count)
 {
     uint32_t depth = __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
@@ -58,7 +59,14 @@ static struct open_frame *open_frames(struct fnp_thread *t, uint64_t now, size_t
         n++;
     }
     qsort(open, n, sizeof(*open), by_node);
-    *count = n;
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (u && open[u - 1].node == open[i].node)
+            open[u - 1].ticks += open[i].ticks;
+        else
+            open[u++] = open[i];
+    }
+    *count = u;
     return open;
 }
 
@@ -77,6 +85,50 @@ static uint64_t open_ticks(const struct open_frame *open, size_t n, const struct
     return 0;
 }
 
+struct node_index {
+    const struct fnp_node *node;
+    uint32_t index;
+};
+
+static int by_node_index(const void *a, const void *b)
+{
+    const struct node_index *x = a, *y = b;
+    return x->node < y->node ? -1 : x->node > y->node;
+}
+
+static int64_t index_of(const struct node_index *map, size_t n, const struct fnp_node *node)
+{
+    struct node_index key = {.node = node};
+    const struct node_index *hit = bsearch(&key, map, n, sizeof(*map), by_node_index);
+    return hit ? (int64_t)hit->index : -1;
+}
+
+/* A link's calls and ticks go to its target; its ticks off its parent's own time. */
+static int add_links(struct fnp_snapshot *s, struct fnp_thread *t, struct node_index *map,
+                     size_t nmap, const struct open_frame *open, size_t nopen)
+{
+    qsort(map, nmap, sizeof(*map), by_node_index);
+    for (const struct fnp_node *l = __atomic_load_n(&t->links, __ATOMIC_ACQUIRE); l;
+         l = l->next_sibling) {
+        int64_t to = index_of(map, nmap, l->target);
+        if (to < 0)
+            return -EINVAL; /* a target outside the tree: never made so */
+        uint64_t ticks = __atomic_load_n(&l->ticks, __ATOMIC_RELAXED) + open_ticks(open, nopen, l);
+        s->nodes[to].ncalls += __atomic_load_n(&l->ncalls, __ATOMIC_RELAXED);
+        s->nodes[to].ticks += ticks;
+        if (l->open_flags & FNP_OPEN_GIVEN)
+            s->nodes[to].flags = (uint32_t)l->open_flags;
+        /* The target's tree parent did not make these calls: its children's ticks
+         * overstate what it spent in them. */
+        if (s->nodes[to].parent != UINT32_MAX)
+            s->nodes[s->nodes[to].parent].back -= (int64_t)ticks;
+        int64_t from = index_of(map, nmap, l->parent);
+        if (from >= 0)
+            s->nodes[from].back += (int64_t)ticks;
+    }
+    return 0;
+}
+
 int fnp_snapshot_add_thread(struct fnp_snapshot *s, struct fnp_thread *t, uint32_t thread,
                             uint64_t now)
 {
@@ -89,7 +141,9 @@ int fnp_snapshot_add_thread(struct fnp_snapshot *s, struct fnp_thread *t, uint32
     uint32_t *path = malloc(cap * sizeof(*path));
     int rc = path ? 0 : -ENOMEM;
     const struct fnp_node *n = __atomic_load_n(&t->root.first_child, __ATOMIC_ACQUIRE);
-    size_t before = s->n;
+    size_t before = s->n, nmap = 0, map_cap = 0;
+    struct node_index *map = NULL;
+    int linked = __atomic_load_n(&t->links, __ATOMIC_ACQUIRE) != NULL;
     while (n && !rc) {
         struct fnp_raw_node sn = {
             .fn = n->fn,
@@ -101,6 +155,14 @@ int fnp_snapshot_add_thread(struct fnp_snapshot *s, struct fnp_thread *t, uint32
         if (s->n >= UINT32_MAX - 1 || push_node(s, &sn)) {
             rc = -ENOMEM;
             break;
+        }
+        if (linked) {
+            if (nmap == map_cap &&
+                fnp_array_grow((void **)&map, &map_cap, nmap + 1, sizeof(*map))) {
+                rc = -ENOMEM;
+                break;
+            }
+            map[nmap++] = (struct node_index){n, (uint32_t)(s->n - 1)};
         }
         const struct fnp_node *child = __atomic_load_n(&n->first_child, __ATOMIC_ACQUIRE);
         if (child) {
@@ -127,8 +189,12 @@ int fnp_snapshot_add_thread(struct fnp_snapshot *s, struct fnp_thread *t, uint32
         if (n)
             n = n->next_sibling;
     }
+    if (!rc && linked)
+        rc = add_links(s, t, map, nmap, open, nopen);
+    free(map);
     if (s->n > before)
         s->threads++;
+    s->merged += __atomic_load_n(&t->merged, __ATOMIC_RELAXED);
     s->dropped += __atomic_load_n(&t->dropped_calls, __ATOMIC_RELAXED);
     s->unmatched += __atomic_load_n(&t->unmatched, __ATOMIC_RELAXED);
     free(path);

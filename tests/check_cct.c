@@ -42,6 +42,7 @@ static void setup(void)
 {
     clk = 0;
     T = new_thread();
+    fnp_nodes_total = 0;
 }
 
 static const char *name_of(uint64_t fn)
@@ -77,8 +78,8 @@ static void derive(struct fnp_profile *p, uint64_t now)
         struct fnp_key key = {"test.c", 1, name_of(s.nodes[i].fn)};
         int64_t f = fnp_profile_func(p, &key);
         ck_assert_int_ge(f, 0);
-        tree[i] = (struct fnp_tree_node){(uint32_t)f, s.nodes[i].parent, s.nodes[i].ncalls,
-                                         s.nodes[i].ticks};
+        tree[i] = (struct fnp_tree_node){(uint32_t)f,      s.nodes[i].parent, s.nodes[i].ncalls,
+                                         s.nodes[i].ticks, s.nodes[i].back,   s.nodes[i].flags};
     }
     ck_assert_int_eq(fnp_profile_add_tree(p, tree, s.n, 1.0), 0);
     free(tree);
@@ -313,6 +314,158 @@ START_TEST(deep_recursion_grows_the_stack)
 }
 END_TEST
 
+/* ---- an oracle: cProfile's own algorithm (_lsprof.c), on the same events ---------- */
+
+enum { NFN = 6, MAXD = 40000 };
+
+struct ref_stats {
+    uint64_t ncalls, rec; /* rec: calls made while one was open (pcalls = ncalls - rec) */
+    int64_t tt, it;       /* cumulative (primitive calls only) and own time */
+    int level;            /* open activations */
+};
+
+static struct ref_stats rf[NFN], re[NFN + 1][NFN]; /* re[caller + 1][callee]; 0: no caller */
+static struct {
+    int fn;
+    uint64_t t0, sub;
+} rstack[MAXD];
+static int rdepth;
+
+static uintptr_t fn_addr(int f)
+{
+    return 0x10000 + 0x100 * (uintptr_t)f;
+}
+
+static void both_enter(int f)
+{
+    struct ref_stats *e = &re[rdepth ? rstack[rdepth - 1].fn + 1 : 0][f];
+    rf[f].level++;
+    e->level++;
+    rstack[rdepth].fn = f;
+    rstack[rdepth].t0 = clk;
+    rstack[rdepth++].sub = 0;
+    enter(fn_addr(f));
+}
+
+static void ref_stop(struct ref_stats *x, int64_t tt, int64_t it)
+{
+    if (--x->level == 0)
+        x->tt += tt;
+    else
+        x->rec++;
+    x->it += it;
+    x->ncalls++;
+}
+
+static void both_leave(void)
+{
+    int f = rstack[--rdepth].fn;
+    int64_t tt = (int64_t)(clk - rstack[rdepth].t0), it = tt - (int64_t)rstack[rdepth].sub;
+    ref_stop(&rf[f], tt, it);
+    ref_stop(&re[rdepth ? rstack[rdepth - 1].fn + 1 : 0][f], tt, it);
+    if (rdepth)
+        rstack[rdepth - 1].sub += (uint64_t)tt;
+    leave(fn_addr(f));
+}
+
+static uint64_t rng = 88172645463325252ull;
+
+static unsigned rnd(unsigned n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (unsigned)(rng % n);
+}
+
+/* A random call tree, biased to call what is already open: recursion of every shape. */
+static void random_calls(int depth, int budget)
+{
+    int f = depth && rnd(3) ? rstack[rnd((unsigned)rdepth)].fn : (int)rnd(NFN);
+    both_enter(f);
+    clk += rnd(4);
+    for (int k = rnd(depth < 12 ? 4 : 2); k > 0 && depth < budget; k--) {
+        random_calls(depth + 1, budget);
+        clk += rnd(3);
+    }
+    both_leave();
+}
+
+/* fnprof's numbers equal the oracle's for every function and edge; times too unless
+ * only_counts. */
+static void check_against_oracle(int only_counts)
+{
+    struct fnp_profile p;
+    derive(&p, clk);
+    for (int f = 0; f < NFN; f++) {
+        if (!rf[f].ncalls)
+            continue;
+        char name[32];
+        snprintf(name, sizeof(name), "fn%llx", (unsigned long long)fn_addr(f));
+        const struct fnp_stats *st = func(&p, name);
+        ck_assert_uint_eq(st->ncalls, rf[f].ncalls);
+        ck_assert_uint_eq(st->pcalls, rf[f].ncalls - rf[f].rec);
+        if (!only_counts) {
+            ck_assert_double_eq(st->tottime, (double)rf[f].it);
+            ck_assert_double_eq(st->cumtime, (double)rf[f].tt);
+        }
+        for (int c = 0; c < NFN; c++) {
+            const struct ref_stats *x = &re[c + 1][f];
+            if (!x->ncalls)
+                continue;
+            char caller[32];
+            snprintf(caller, sizeof(caller), "fn%llx", (unsigned long long)fn_addr(c));
+            const struct fnp_stats *es = edge(&p, caller, name);
+            ck_assert_uint_eq(es->ncalls, x->ncalls);
+            ck_assert_uint_eq(es->pcalls, x->ncalls - x->rec);
+            if (!only_counts) {
+                ck_assert_double_eq(es->tottime, (double)x->it);
+                ck_assert_double_eq(es->cumtime, (double)x->tt);
+            }
+        }
+    }
+    fnp_profile_free(&p);
+}
+
+START_TEST(random_recursion_matches_lsprof)
+{
+    /* Recursion of every shape gets folded (cct.c: fold_target); the numbers must not
+     * notice. 200 random trees, each up to 40 deep. */
+    rng += (uint64_t)_i * 7919;
+    for (int i = 0; i < 200; i++)
+        random_calls(0, 40);
+    check_against_oracle(0);
+}
+END_TEST
+
+START_TEST(periodic_recursion_takes_a_few_nodes)
+{
+    /* a -> b -> c -> a ... 30,000 deep: folded after two cycles. */
+    for (int i = 0; i < 30000; i++) {
+        both_enter(i % 3);
+        clk += 1;
+    }
+    while (rdepth)
+        both_leave();
+    ck_assert_uint_le(T->nodes, 12);
+    check_against_oracle(0);
+}
+END_TEST
+
+START_TEST(node_cap_keeps_counts_exact)
+{
+    /* Far more contexts than the cap allows: calls, primitive calls and edges stay exact,
+     * the merged calls are counted, and memory stays near the cap. */
+    fnp_config.max_nodes = 64;
+    for (int i = 0; i < 300; i++)
+        random_calls(0, 30);
+    ck_assert_uint_gt(T->merged, 0);
+    ck_assert_uint_le(fnp_nodes_total, 64 + 4 * (NFN + 1) * NFN * 2);
+    check_against_oracle(1);
+    fnp_config.max_nodes = 0;
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cct");
@@ -327,6 +480,9 @@ int main(void)
     tcase_add_test(tc, unwind_closes_the_frames_below_the_landing_point);
     tcase_add_test(tc, wide_tree_keeps_every_child);
     tcase_add_test(tc, deep_recursion_grows_the_stack);
+    tcase_add_loop_test(tc, random_recursion_matches_lsprof, 0, 5);
+    tcase_add_test(tc, periodic_recursion_takes_a_few_nodes);
+    tcase_add_test(tc, node_cap_keeps_counts_exact);
     suite_add_tcase(s, tc);
     return fnp_check_run(s);
 }
