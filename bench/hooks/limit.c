@@ -98,6 +98,8 @@ HOOK void __cyg_profile_func_exit(void *fn, void *site)
 __attribute__((constructor)) static LOCAL void load(void)
 {
     count_path = getenv("BENCH_COUNT");
+    if (count_path && !*count_path)
+        count_path = NULL; /* bench/run sets every variable, empty when unused */
 }
 
 __attribute__((destructor)) static LOCAL void unload(void)

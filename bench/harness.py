@@ -1,0 +1,776 @@
+#!/usr/bin/env python3
+"""bench/run's engine: builds every workload in every configuration, runs them interleaved
+and prints the tables. Stdlib only. See bench/README.md for what each figure means.
+
+Called by bench/run after the set-up (packages, sources, libfnprof.so); usable alone:
+    python3 bench/harness.py --lib build-bench/lib [--quick] [--runs N] [--only fib,tiny]
+"""
+import argparse
+import concurrent.futures
+import ctypes
+import glob
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+WL = BENCH / "workloads"
+CACHE = BENCH / ".cache"
+BUILD = CACHE / "build"
+OUT = CACHE / "out"
+
+CFLAGS = ["-O2", "-g"]
+VARIANTS = {
+    "base": [],
+    "inst": ["-finstrument-functions"],
+    "pg": ["-pg"],
+}
+LIBS = ["-lpthread", "-lm", "-ldl"]
+
+# Every timed configuration, in the order of the table. callgrind is run apart (smaller
+# sizes: it is 20-100x slower), see Runner.side_runs.
+CONFIGS = ["base", "floor", "fnprof", "fnprof-count", "fnprof-off", "limit", "limit-notime",
+           "uftrace", "gprof"]
+
+# uftrace's fastest honest mode: --no-libcall records the same functions as every other
+# configuration (only the -finstrument-functions ones; library calls through the PLT would
+# be extra work nobody else does), --no-event drops the scheduler events it records by
+# default (nobody else records them). Its default buffer is kept (1 MB and 4 MB buffers
+# were measured: no faster); --libmcount-single was ~3% faster on fib but applies to
+# single-threaded programs only, so it is not used, for one set of options on every
+# workload. The trace goes to a directory on the same disk as fnprof's profile.
+UFTRACE = ["uftrace", "record", "--no-libcall", "--no-event"]
+
+# The hot-path instruction counts (callgrind): base first, the reference of the others.
+IR_CONFIGS = ["base", "floor", "fnprof-off", "fnprof", "fnprof-count", "limit", "limit-notime"]
+
+
+class Workload:
+    def __init__(self, name, build, full, quick, small, uftrace_extra=(), threads=1,
+                 no_aslr=False, side=None, uftrace_note=""):
+        self.name = name
+        self.no_aslr = no_aslr
+        # configurations run at another size than the others, against base at that size
+        # ({config: size}); callgrind always runs at "small"
+        self.side = {"callgrind": "small", **(side or {})}
+        self.uftrace_note = uftrace_note
+        self.build = build  # key of the build (tiny and threads share one)
+        self.sizes = {"full": full, "quick": quick, "small": small}
+        for config, size in (side or {}).items():
+            if isinstance(size, list):
+                self.sizes[config] = size
+                self.side[config] = config
+        self.uftrace_extra = list(uftrace_extra)
+        self.threads = threads
+
+
+def workloads():
+    return [
+        # fib(34): 18.5 M calls
+        Workload("fib", "fib", ["34"], ["22"], ["27"]),
+        # 20 M calls of a 3-instruction function
+        Workload("tiny", "tiny", ["20000000", "1"], ["200000", "1"], ["1000000", "1"]),
+        # 5,000 distinct callees of one caller, 20 M calls in xorshift order. glibc's mcount
+        # keeps one linked list of callees per call site and walks it on every call: gprof
+        # takes ~14 us a call here (280 s for the full size), so it runs 100,000 calls
+        Workload("many", "many", ["20000000"], ["200000"], ["1000000"],
+                 side={"gprof": ["100000"]}),
+        # 200 descents to depth 100,000 (20 M calls). uftrace records 1,024 levels by
+        # default and at most 65,535 (a larger --max-stack is ignored): its hooks still run
+        # on every call, but a third of the calls are not written
+        Workload("deep", "deep", ["200"], ["2"], ["10"], uftrace_extra=["--max-stack=65535"],
+                 uftrace_note="records depth <= 65,535 only (its maximum)"),
+        # tiny on 2 threads, 20 M calls each
+        Workload("threads", "tiny", ["20000000", "2"], ["200000", "2"], ["1000000", "2"],
+                 threads=2),
+        # Lua's API string cache is indexed by the address of the C string, so with ASLR the
+        # calls differ by ~0.4% from run to run: Lua runs without it, always the same calls
+        Workload("lua", "lua", ["@bench.lua", "30"], ["@bench.lua", "1"], ["@bench.lua", "2"],
+                 no_aslr=True),
+        Workload("sqlite", "sqlite", ["--memdb", "--size", "25"], ["--memdb", "--size", "1"],
+                 ["--memdb", "--size", "2"]),
+    ]
+
+
+# ---- building -----------------------------------------------------------------------------
+
+def log(msg):
+    print(f"bench: {msg}", file=sys.stderr, flush=True)
+
+
+def sh(cmd, **kw):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+    if r.returncode:
+        sys.exit(f"bench: failed ({r.returncode}): {' '.join(map(str, cmd))}\n{r.stdout[-4000:]}")
+    return r.stdout
+
+
+def one_dir(pattern):
+    found = sorted(glob.glob(str(CACHE / "src" / pattern)))
+    if not found:
+        sys.exit(f"bench: {pattern} not found under {CACHE / 'src'}: run bench/setup")
+    return Path(found[-1])
+
+
+def sources(key):
+    """(source files, extra compile flags) of a build key; may generate files first."""
+    if key in ("fib", "tiny", "deep"):
+        return [WL / f"{key}.c"], []
+    if key == "many":
+        gen = BUILD / "many" / "many.c"
+        gen.parent.mkdir(parents=True, exist_ok=True)
+        script = WL / "gen_many.py"
+        if not gen.exists() or gen.stat().st_mtime < script.stat().st_mtime:
+            sh([sys.executable, script, gen, "5000"])
+        return [gen], []
+    if key == "lua":
+        src = one_dir("lua5.4-*") / "src"
+        inc = BUILD / "lua" / "include"
+        inc.mkdir(parents=True, exist_ok=True)
+        # Debian's patched luaconf.h includes a header its rules generate.
+        hdr = inc / "lua5.4-deb-multiarch.h"
+        if not hdr.exists():
+            triplet = sh(["gcc", "-dumpmachine"]).strip()
+            hdr.write_text(f'#define DEB_HOST_MULTIARCH "{triplet}"\n')
+        files = sorted(p for p in src.glob("*.c") if p.name != "luac.c")
+        # Lua seeds its string hashes from time(NULL) and ASLR'd addresses, and table.sort
+        # its pivots from clock(): the number of calls would differ run to run. Fixed seeds
+        # (the hooks its sources leave for this) make every run make the same calls.
+        return files, [f"-I{inc}", "-DLUA_USE_LINUX", "-Dluai_makeseed(L)=0x5eedu",
+                       "-Dl_randomizePivot()=0x5eedu"]
+    if key == "sqlite":
+        src = one_dir("sqlite3-*")
+        amalg = CACHE / "sqlite-amalg"
+        if not (amalg / "sqlite3.c").exists():
+            log("making the sqlite amalgamation (configure; make sqlite3.c)")
+            amalg.mkdir(parents=True, exist_ok=True)
+            sh([src / "configure"], cwd=amalg)
+            sh(["make", "sqlite3.c"], cwd=amalg)
+        return [src / "test" / "speedtest1.c", amalg / "sqlite3.c"], [f"-I{amalg}"]
+    raise KeyError(key)
+
+
+class Job:
+    """A command producing out, redone when the command or an input's mtime changed."""
+
+    def __init__(self, cmd, out, inputs):
+        self.cmd = [str(c) for c in cmd]
+        self.out = Path(out)
+        stamp = " ".join(self.cmd) + "\n" + "\n".join(
+            f"{p} {Path(p).stat().st_mtime_ns}" for p in inputs)
+        self.stamp = stamp
+        self.stamp_file = self.out.with_name(self.out.name + ".cmd")
+
+    def needed(self):
+        return not (self.out.exists() and self.stamp_file.exists()
+                    and self.stamp_file.read_text() == self.stamp)
+
+    def run(self):
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        sh(self.cmd)
+        self.stamp_file.write_text(self.stamp)
+
+
+def run_jobs(jobs):
+    todo = [j for j in jobs if j.needed()]
+    if not todo:
+        return
+    # the amalgamation first: it is the longest compile by far
+    todo.sort(key=lambda j: -max((Path(c).stat().st_size for c in j.cmd if c.endswith(".c")),
+                                 default=0))
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        for f in [pool.submit(j.run) for j in todo]:
+            f.result()
+
+
+def build_all(keys, hook_libs):
+    """Builds every program variant of keys; returns {(key, variant): path}."""
+    mark_objs, compiles, links, progs = {}, [], [], {}
+    for variant in VARIANTS:
+        # mark.o is never instrumented nor -pg: it only timestamps the end of main's work
+        obj = BUILD / "mark" / variant / "mark.o"
+        compiles.append(Job(["gcc", *CFLAGS, "-c", WL / "mark.c", "-o", obj], obj,
+                            [WL / "mark.c"]))
+        mark_objs[variant] = obj
+    for key in keys:
+        files, extra = sources(key)
+        for variant, vflags in VARIANTS.items():
+            objs = []
+            for f in files:
+                obj = BUILD / key / variant / (Path(f).stem + ".o")
+                compiles.append(Job(["gcc", *CFLAGS, *vflags, *extra, "-c", f, "-o", obj], obj,
+                                    [f]))
+                objs.append(obj)
+            prog = BUILD / key / variant / key
+            links.append(Job(["gcc", *CFLAGS, *vflags, "-o", prog, *objs, mark_objs[variant],
+                              *LIBS], prog, []))
+            progs[(key, variant)] = prog
+    for name, defs in (("limit", []), ("limit-notime", ["-DLIMIT_NOTIME"])):
+        so = BUILD / "hooks" / f"{name}.so"
+        src = BENCH / "hooks" / "limit.c"
+        # the flags fnprof's runtime is built with (RelWithDebInfo, PIC, no instrumentation)
+        compiles.append(Job(["gcc", "-O2", "-g", "-fPIC", "-shared", *defs, src, "-o", so], so,
+                            [src]))
+        hook_libs[name] = so
+    t = time.monotonic()
+    run_jobs(compiles)
+    run_jobs(links)
+    log(f"builds up to date ({time.monotonic() - t:.0f} s)")
+    return progs
+
+
+# ---- running -------------------------------------------------------------------------------
+
+def clean_env():
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PROF_", "BENCH_")) and k not in ("LD_PRELOAD",)}
+    env["LC_ALL"] = "C"
+    if sum(len(k) + len(v) + 2 for k, v in env.items()) > 3000:
+        # keep what programs need; the rest would not leave room for the padding
+        env = {k: env[k] for k in ("PATH", "HOME", "LC_ALL", "TMPDIR") if k in env}
+    return env
+
+
+BASE_ENV = clean_env()
+
+
+ADDR_NO_RANDOMIZE = 0x0040000
+
+
+def no_aslr():
+    """In the child before exec: no address space randomization (personality(2))."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    cur = libc.personality(0xFFFFFFFF)
+    if cur == -1 or libc.personality(cur | ADDR_NO_RANDOMIZE) == -1:
+        os._exit(127)
+
+
+# Every run gets these variables, empty where unused, and BENCH_PAD brings the environment
+# to one size: the program's stack then starts at the same address in every configuration.
+# With ASLR off (Lua), that makes the calls identical: Lua's string cache is indexed by the
+# address of the C string, argv and getenv's strings included, and one miss more or less
+# moves its garbage collector's steps (a 50-byte variable changed the calls by 0.01%).
+RUN_VARS = ["LD_PRELOAD", "PROF_OUTPUT", "PROF_TIMER", "BENCH_MARK", "BENCH_COUNT"]
+ENV_SIZE = 4096
+
+
+def run_env(extra):
+    env = dict(BASE_ENV)
+    env.update({k: "" for k in RUN_VARS})
+    env.update({k: str(v) for k, v in (extra or {}).items()})
+    env["BENCH_PAD"] = ""
+    used = sum(len(k) + len(v) + 2 for k, v in env.items())
+    env["BENCH_PAD"] = "x" * max(0, ENV_SIZE - used)
+    return env
+
+
+def spawn(argv, env_extra=None, cwd=None, err=None, fixed_layout=False):
+    """Runs argv once; returns (wall ns, peak RSS KB, end time ns, exit status)."""
+    env = run_env(env_extra)
+    errf = open(err, "wb") if err else subprocess.DEVNULL
+    t0 = time.monotonic_ns()
+    p = subprocess.Popen([str(a) for a in argv], env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=errf,
+                         preexec_fn=no_aslr if fixed_layout else None)
+    # wait4 rather than Popen.wait: the child's rusage (ru_maxrss covers its own waited
+    # children too, e.g. the program under uftrace)
+    _, status, ru = os.wait4(p.pid, 0)
+    t1 = time.monotonic_ns()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if err:
+        errf.close()
+    return t1 - t0, ru.ru_maxrss, t1, p.returncode
+
+
+def dir_size(path):
+    total = 0
+    for dirpath, _, files in os.walk(path):
+        for f in files:
+            try:
+                total += os.stat(os.path.join(dirpath, f)).st_size
+            except OSError:
+                pass
+    return total
+
+
+class Runner:
+    def __init__(self, args, lib_dir, progs, hook_libs):
+        self.args = args
+        self.libfnprof = lib_dir / "libfnprof.so"
+        self.progs = progs
+        self.hook_libs = hook_libs
+        self.notes = []
+        OUT.mkdir(parents=True, exist_ok=True)
+
+    def note(self, text):
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def argv(self, w, variant, size):
+        args = [str(WL / a[1:]) if a.startswith("@") else a for a in w.sizes[size]]
+        return [self.progs[(w.build, variant)], *args]
+
+    def count_calls(self, w, size):
+        """Instrumented call pairs, counted by limit-notime (every thread, exact)."""
+        out = OUT / f"{w.name}.{size}.count"
+        out.unlink(missing_ok=True)
+        _, _, _, rc = spawn(self.argv(w, "inst", size),
+                            {"LD_PRELOAD": self.hook_libs["limit-notime"], "BENCH_COUNT": out},
+                            fixed_layout=w.no_aslr)
+        if rc:
+            sys.exit(f"bench: {w.name} exited {rc} while counting calls")
+        return int(out.read_text())
+
+    def run_config(self, w, config, size):
+        """One run; returns a dict of what was measured."""
+        err = OUT / f"{w.name}.{config}.err"
+        mark = OUT / f"{w.name}.{config}.mark"
+        mark.unlink(missing_ok=True)
+        env, cwd, size_of, post = {"BENCH_MARK": mark}, None, None, None
+        variant = "inst"
+        argv = None
+        if config == "base":
+            variant = "base"
+        elif config in ("fnprof", "fnprof-count"):
+            prof = OUT / f"{w.name}.{config}.prof"
+            prof.unlink(missing_ok=True)
+            env.update(LD_PRELOAD=self.libfnprof, PROF_OUTPUT=prof)
+            if config == "fnprof-count":
+                env["PROF_TIMER"] = "none"
+            size_of = prof
+        elif config == "fnprof-off":
+            env["LD_PRELOAD"] = self.libfnprof
+        elif config in ("limit", "limit-notime"):
+            env["LD_PRELOAD"] = self.hook_libs[config]
+        elif config == "uftrace":
+            data = OUT / f"{w.name}.uftrace.data"
+            shutil.rmtree(data, ignore_errors=True)
+            env = {}
+            argv = [*UFTRACE, *w.uftrace_extra, "-d", data, *self.argv(w, "inst", size)]
+            size_of = data
+        elif config == "callgrind":
+            variant = "base"
+            cg_out = OUT / f"{w.name}.callgrind.out"
+            cg_out.unlink(missing_ok=True)
+            env = {}
+            argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={cg_out}",
+                    *self.argv(w, "base", size)]
+            size_of = cg_out
+        elif config == "gprof":
+            variant = "pg"
+            cwd = OUT / f"{w.name}.gprof"
+            cwd.mkdir(exist_ok=True)
+            (cwd / "gmon.out").unlink(missing_ok=True)
+            size_of = cwd / "gmon.out"
+            post = ["gprof", "-b", self.progs[(w.build, "pg")], cwd / "gmon.out"]
+        if argv is None:
+            argv = self.argv(w, variant, size)
+        wall, rss, end, rc = spawn(argv, env, cwd=cwd, err=err, fixed_layout=w.no_aslr)
+        text = err.read_text(errors="replace")
+        if rc:
+            sys.exit(f"bench: {w.name}/{config} exited {rc}:\n{text[-2000:]}")
+        r = {"wall": wall, "rss": rss}
+        if mark.exists() and mark.read_text().strip():
+            r["tail"] = end - int(mark.read_text())
+        if size_of is not None:
+            p = Path(size_of)
+            r["size"] = dir_size(p) if p.is_dir() else (p.stat().st_size if p.exists() else 0)
+            if config.startswith("fnprof") and not p.exists():
+                self.note(f"{w.name}/{config}: no profile written: {text.strip()[-300:]}")
+        if post:
+            t0 = time.monotonic_ns()
+            subprocess.run([str(a) for a in post], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, check=True)
+            r["post"] = time.monotonic_ns() - t0
+        if config.startswith("fnprof"):
+            for line in text.splitlines():
+                m = re.search(r"fnprof: wrote .*\((\d+) functions, (\d+) calls", line)
+                if m:
+                    r["fnprof_calls"] = int(m.group(2))
+                elif line.startswith("fnprof:"):
+                    self.note(f"{w.name}/{config}: {line.strip()}")
+            if config == "fnprof-count" and "unknown timer" in text:
+                r["warn"] = "PROF_TIMER=none not supported: ran with a clock"
+        if config == "uftrace":
+            shutil.rmtree(OUT / f"{w.name}.uftrace.data", ignore_errors=True)
+        return r
+
+    def timed(self, ws, size, rounds):
+        """rounds interleaved rounds; the first is a warm-up and is dropped."""
+        samples = {(w.name, c): [] for w in ws for c in CONFIGS}
+        t_start = time.monotonic()
+        for r in range(rounds):
+            for w in ws:
+                # rotate the order every round: no configuration always runs right after
+                # the same other one, or always first
+                order = CONFIGS[r % len(CONFIGS):] + CONFIGS[:r % len(CONFIGS)]
+                for c in order:
+                    if c in w.side:
+                        continue
+                    res = self.run_config(w, c, size)
+                    if r > 0 or rounds == 1:
+                        samples[(w.name, c)].append(res)
+            log(f"round {r + 1}/{rounds} done ({time.monotonic() - t_start:.0f} s)"
+                + (" (warm-up)" if r == 0 and rounds > 1 else ""))
+        return samples
+
+    def side_runs(self, ws, rounds, quick):
+        """The configurations run at their own size (callgrind; gprof where its cost
+        explodes), each interleaved with base at the same size. Keys (workload, config)
+        and (workload, "base@" + config)."""
+        res = {}
+        items = [(w, c, "quick" if quick else size) for w in ws for c, size in w.side.items()]
+        for w, c, _ in items:
+            res[(w.name, c)], res[(w.name, "base@" + c)] = [], []
+        for r in range(rounds):
+            for w, c, size in items:
+                pair = [("base@" + c, "base"), (c, c)]
+                for key, config in (pair if r % 2 == 0 else pair[::-1]):
+                    got = self.run_config(w, config, size)
+                    if r > 0 or rounds == 1:
+                        res[(w.name, key)].append(got)
+            log(f"side round {r + 1}/{rounds} done ({', '.join(sorted({c for _, c, _ in items}))})")
+        return res
+
+    def hook_instructions(self, ws, size):
+        """Instructions per call pair under callgrind, counted while main is on the stack
+        (--toggle-collect=main: start-up and the exit dump are left out): those of the hook
+        library (the two hooks and any cold path they take; for floor, glibc's no-op pair),
+        and all of them (the hooks, the PLT stubs, the instrumented code around the calls)
+        above base and above floor. Exclusive costs only: callgrind's inclusive costs
+        follow its call tracking, which a hook reached through a PLT stub can confuse."""
+        rows = {}
+        for w in ws:
+            calls = self.count_calls(w, size)
+            for config in IR_CONFIGS:
+                out = OUT / f"{w.name}.{config}.ir.out"
+                out.unlink(missing_ok=True)
+                env, hook_object = {}, None
+                if config in ("fnprof", "fnprof-count"):
+                    env.update(PROF_OUTPUT=OUT / f"{w.name}.{config}.ir.prof", PROF_QUIET="1")
+                    if config == "fnprof-count":
+                        env["PROF_TIMER"] = "none"
+                if config.startswith("fnprof"):
+                    env["LD_PRELOAD"] = self.libfnprof
+                    hook_object = "/libfnprof.so"
+                elif config.startswith("limit"):
+                    env["LD_PRELOAD"] = self.hook_libs[config]
+                    hook_object = f"/{config}.so"
+                variant = "base" if config == "base" else "inst"
+                cg = ["valgrind", "--tool=callgrind", "--toggle-collect=main",
+                      f"--callgrind-out-file={out}", *self.argv(w, variant, size)]
+                _, _, _, rc = spawn(cg, env, err=OUT / f"{w.name}.{config}.ir.err",
+                                    fixed_layout=w.no_aslr)
+                if rc:
+                    sys.exit(f"bench: callgrind {w.name}/{config} failed")
+                ann = subprocess.run(["callgrind_annotate", "--auto=no", "--threshold=100",
+                                      str(out)], stdout=subprocess.PIPE, text=True,
+                                     check=True).stdout
+                total = hooks = 0
+                for line in ann.splitlines():
+                    m = re.match(r"\s*([\d,]+)\s+(?:\([^)]*\)\s+)?(\S.*)$", line)
+                    if not m:
+                        continue
+                    ir = int(m.group(1).replace(",", ""))
+                    what = m.group(2)
+                    if what.startswith("PROGRAM TOTALS"):
+                        total = ir
+                        continue
+                    obj = what[what.rfind(" [") + 2:-1] if what.endswith("]") else ""
+                    fn = what.split(" [")[0].rsplit(":", 1)[-1]
+                    # code inlined from a header is listed under the function without its
+                    # object: the hooks, and fnprof's cold paths, go by their names too
+                    if (fn.startswith("__cyg_profile_func_")
+                            or (hook_object and hook_object in obj)
+                            or (config.startswith("fnprof") and fn.startswith("fnp_"))):
+                        hooks += ir
+                rows[(w.name, config)] = {"calls": calls, "main": total, "hooks": hooks}
+        return rows
+
+
+# ---- figures and tables --------------------------------------------------------------------
+
+def med(xs):
+    return statistics.median(xs) if xs else None
+
+
+def fmt_ms(ns):
+    return "-" if ns is None else f"{ns / 1e6:.0f}" if ns >= 1e8 else f"{ns / 1e6:.1f}"
+
+
+def fmt_size(n):
+    if n is None:
+        return "-"
+    for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f}{unit}"
+    return f"{n}B"
+
+
+def table(header, rows, align=None):
+    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+    align = align or ["<"] + [">"] * (len(header) - 1)
+    lines = []
+    for k, r in enumerate([header] + rows):
+        lines.append("  ".join(f"{str(c):{a}{wd}}" for c, a, wd in zip(r, align, widths)).rstrip())
+        if k == 0:
+            lines.append("  ".join("-" * wd for wd in widths))
+    return "\n".join(lines)
+
+
+def summarize(samples, key):
+    """median, min, max of the samples' field key."""
+    xs = [s[key] for s in samples if key in s]
+    if not xs:
+        return None, None, None
+    return med(xs), min(xs), max(xs)
+
+
+def verdict(value, target, le=True):
+    if value is None:
+        return "n/a"
+    ok = value <= target if le else value >= target
+    return "met" if ok else "MISSED"
+
+
+def ratio_cell(num, ref, target, noise):
+    """'num/ref = r verdict'; a reference within the noise makes the ratio meaningless."""
+    if ref < noise:
+        return f"{num:.1f}/{ref:.1f} ns: ref ~0"
+    r = num / ref
+    return f"{num:.1f}/{ref:.1f} = {r:.2f} {verdict(r, target)}"
+
+
+def report(ws, calls, samples, side, irs, fnprof_counts, quick):
+    out = []
+    rows = []
+    W = {}
+    for w in ws:
+        b = summarize(samples[(w.name, "base")], "wall")[0]
+        f = summarize(samples[(w.name, "floor")], "wall")[0]
+        off_tail = summarize(samples[(w.name, "fnprof-off")], "tail")[0]
+        W[w.name] = {"base": b, "floor": f}
+        c = calls[w.name]
+        first = True
+        for config in CONFIGS + ["callgrind"]:
+            main_run = config not in w.side
+            if main_run:
+                s, bb, cc, label = samples[(w.name, config)], b, c, config
+            elif side and (w.name, config) in side:
+                s, label = side[(w.name, config)], config + "*"
+                bb = summarize(side[(w.name, "base@" + config)], "wall")[0]
+                cc = calls[(w.name, config)]
+            else:
+                continue
+            m, lo, hi = summarize(s, "wall")
+            W[w.name][config] = m
+            rss = summarize(s, "rss")[0]
+            size = summarize(s, "size")[0]
+            notes = []
+            if config in ("fnprof", "fnprof-count"):
+                tail = summarize(s, "tail")[0]
+                if tail is not None and off_tail is not None:
+                    ex = tail - off_tail
+                    W[w.name][config + ":exit"] = ex
+                    notes.append(f"exit {fmt_ms(ex)} ms ({100 * ex / m:.1f}%)")
+            elif config == "gprof":
+                notes.append(f"gprof {fmt_ms(summarize(s, 'post')[0])} ms")
+            elif config == "uftrace" and w.uftrace_note:
+                notes.append(w.uftrace_note)
+            if not main_run:
+                notes.append(f"* {cc:,} calls, base {fmt_ms(bb)} ms")
+            if any("warn" in x for x in s):
+                notes.append("! " + next(x["warn"] for x in s if "warn" in x))
+            above_floor = main_run and config not in ("base", "floor", "gprof")
+            rows.append([w.name if first else "", f"{c:,}" if first else "", label,
+                         fmt_ms(m), f"{fmt_ms(lo)}-{fmt_ms(hi)}", f"{m / bb:.2f}",
+                         "-" if config == "base" else f"{(m - bb) / cc:.1f}",
+                         f"{(m - f) / c:.1f}" if above_floor else "-",
+                         f"{rss / 1024:.1f}", fmt_size(size), "; ".join(notes)])
+            first = False
+    out.append(table(["workload", "calls", "config", "wall ms", "min-max", "x base",
+                      "ns/call>base", "ns/call>floor", "RSS MB", "output", "notes"], rows,
+                     ["<", ">", "<", ">", ">", ">", ">", ">", ">", ">", "<"]))
+    out.append("* run at another size (see notes), against base at that size, interleaved "
+               "with it; callgrind is 20-100x slower, gprof's mcount is quadratic in 'many'")
+
+    # targets, from the same medians
+    trows = []
+    for w in ws:
+        d, c = W[w.name], calls[w.name]
+        above = lambda k, ref="floor": (d[k] - d[ref]) / c  # noqa: E731
+        # a reference per call smaller than this is within run-to-run noise
+        noise = 1.0
+        r2 = (d["fnprof"] - d["base"]) / (d["uftrace"] - d["base"])
+        r4 = (d["fnprof-off"] - d["floor"]) / d["floor"]
+        ex = d.get("fnprof:exit")
+        r5 = ex / d["fnprof"] if ex is not None else None
+        trows.append([
+            w.name,
+            ratio_cell(above("fnprof"), above("limit"), 1.25, noise),
+            f"{r2:.2f} {verdict(r2, 0.5)}",
+            ratio_cell(above("fnprof-count", "base"), above("limit-notime", "base"), 1.5,
+                       noise),
+            ratio_cell(above("fnprof-count"), above("limit-notime"), 1.5, noise),
+            f"{100 * r4:+.1f}% {verdict(abs(r4), 0.02)}",
+            "-" if r5 is None else f"{100 * r5:.1f}%"
+            + (f" {verdict(r5, 0.05)}" if w.name in ("lua", "sqlite") else "")])
+    out.append("")
+    out.append("Targets (ns per call: fnprof's / the reference's; 'ref ~0': the reference "
+               "is within the noise, < 1 ns/call):")
+    out.append(table(["workload", "fnprof/limit >floor (<=1.25)",
+                      "fnprof/uftrace >base (<=0.5)", "count/limit-notime >base (<=1.5)",
+                      "count/limit-notime >floor", "off vs floor (2%)",
+                      "exit/run (<5% lua, sqlite)"], trows))
+
+    if "tiny" in W and "threads" in W:
+        t1, t2 = W["tiny"], W["threads"]
+        c1, c2 = calls["tiny"], calls["threads"] / 2  # calls per thread
+        out.append("")
+        out.append("threads: cost per call per thread, tiny on 2 threads (each making tiny's "
+                   "calls) vs 1 (target: fnprof >floor within 10%):")
+        for config in ("fnprof", "fnprof-count", "limit", "limit-notime", "floor"):
+            pb1, pb2 = (t1[config] - t1["base"]) / c1, (t2[config] - t2["base"]) / c2
+            line = f"  {config:13s} >base {pb1:5.1f} -> {pb2:5.1f} ns ({pb2 / pb1:.2f}x)"
+            if config != "floor":
+                pf1, pf2 = (t1[config] - t1["floor"]) / c1, (t2[config] - t2["floor"]) / c2
+                line += f"   >floor {pf1:5.1f} -> {pf2:5.1f} ns"
+                if pf1 >= 1.0:
+                    line += f" ({pf2 / pf1:.2f}x" + (
+                        f", {verdict(pf2 / pf1, 1.10)})" if config == "fnprof" else ")")
+            out.append(line)
+
+    mismatch = [f"{k}: bench counted {calls[k]:,}, fnprof wrote {v:,}"
+                for k, v in fnprof_counts.items() if v != calls[k]]
+    out.append("")
+    if mismatch:
+        out.append("call counts that differ (limit-notime's count vs fnprof's 'wrote' line):")
+        out.extend("  " + m for m in mismatch)
+        if "lua" in fnprof_counts:
+            out.append("  (Lua's API string cache is keyed by C string addresses, so a few "
+                       "calls depend on where\n  the preloaded library's own start-up "
+                       "allocations put Lua's heap)")
+    else:
+        out.append("calls: fnprof's count-only profile has exactly the calls limit-notime "
+                   "counted, on every workload")
+
+    if irs:
+        out.append("")
+        out.append("Instructions per call pair under callgrind while main runs (Ir; "
+                   "repeatable: judge hook changes by these):")
+        irows = []
+        names = [w.name for w in ws if (w.name, "base") in irs]
+        for n in names:
+            base = irs[(n, "base")]
+            floor = irs[(n, "floor")]
+            c = base["calls"]
+            for config in IR_CONFIGS[1:]:
+                r = irs[(n, config)]
+                irows.append([n if config == "floor" else "",
+                              f"{c:,}" if config == "floor" else "", config,
+                              f"{r['hooks'] / c:.1f}", f"{(r['main'] - base['main']) / c:.1f}",
+                              f"{(r['main'] - floor['main']) / c:.1f}"])
+        out.append(table(["workload", "calls", "config", "in hook library", "all >base",
+                          "all >floor"], irows, ["<", ">", "<", ">", ">", ">"]))
+    if quick:
+        out.append("")
+        out.append("(--quick: a smoke run, tiny sizes and one run; the figures mean nothing)")
+    return "\n".join(out)
+
+
+def machine():
+    cpu = "?"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} CPUs ({cpu}), Linux {platform.release()}"
+
+
+def fnprof_rev(lib_dir):
+    rev = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
+    return rev.strip() or "?"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lib", required=True, help="directory holding libfnprof.so")
+    ap.add_argument("--quick", action="store_true", help="smoke run: tiny sizes, 1 run")
+    ap.add_argument("--runs", type=int, help="timed runs after the warm-up (default 5)")
+    ap.add_argument("--only", help="comma-separated workloads")
+    ap.add_argument("--no-callgrind", action="store_true", help="skip both callgrind parts")
+    ap.add_argument("--label", default="", help="what was measured (printed in the header)")
+    args = ap.parse_args()
+
+    t_start = time.monotonic()
+    ws = workloads()
+    if args.only:
+        keep = args.only.split(",")
+        unknown = set(keep) - {w.name for w in ws}
+        if unknown:
+            sys.exit(f"bench: unknown workload(s) {', '.join(sorted(unknown))}")
+        ws = [w for w in ws if w.name in keep]
+    lib_dir = Path(args.lib).resolve()
+    if not (lib_dir / "libfnprof.so").exists():
+        sys.exit(f"bench: {lib_dir}/libfnprof.so not found")
+    hook_libs = {}
+    progs = build_all(sorted({w.build for w in ws}), hook_libs)
+    run = Runner(args, lib_dir, progs, hook_libs)
+
+    size = "quick" if args.quick else "full"
+    runs = args.runs or (1 if args.quick else 5)
+    rounds = runs if args.quick else runs + 1
+    if args.no_callgrind:
+        for w in ws:
+            w.side.pop("callgrind", None)
+    calls = {}
+    for w in ws:
+        calls[w.name] = run.count_calls(w, size)
+        for config, side_size in w.side.items():
+            calls[(w.name, config)] = run.count_calls(w, size if args.quick else side_size)
+    log("calls: " + ", ".join(f"{w.name} {calls[w.name]:,}" for w in ws))
+
+    samples = run.timed(ws, size, rounds)
+    fnprof_counts = {}
+    for w in ws:
+        got = {s.get("fnprof_calls") for s in samples[(w.name, "fnprof-count")]} - {None}
+        if got:
+            fnprof_counts[w.name] = max(got)
+    side = run.side_runs(ws, rounds, args.quick)
+    irs = None
+    if not args.no_callgrind:
+        micro = [w for w in ws if w.name in ("fib", "tiny", "many")]
+        irs = run.hook_instructions(micro, size if args.quick else "small")
+
+    header = [
+        f"fnprof bench/run{' --quick' if args.quick else ''}: {time.strftime('%Y-%m-%d %H:%M %Z')}",
+        f"machine: {machine()}",
+        f"fnprof: {fnprof_rev(lib_dir)} {args.label}".rstrip()
+        + f" ({lib_dir / 'libfnprof.so'}, LD_PRELOAD)",
+        f"runs: median of {runs} after {'no' if rounds == runs else 'one'} warm-up round, "
+        "configurations interleaved (order rotated every round); times in ms",
+        "",
+    ]
+    print("\n".join(header))
+    print(report(ws, calls, samples, side, irs, fnprof_counts, args.quick))
+    if run.notes:
+        print("\nnotes from the runs:")
+        for n in run.notes:
+            print("  " + n)
+    print(f"\nbench/run took {time.monotonic() - t_start:.0f} s (after set-up)")
+
+
+if __name__ == "__main__":
+    main()
