@@ -167,8 +167,11 @@ int fnp_profile_build(struct fnp_profile *p, const struct fnp_raw *r,
         goto out;
     /* tree[1 + i].func temporarily holds node i's site until the sites are named. */
     for (size_t i = 0; i < r->n; i++)
-        tree[1 + i] = (struct fnp_tree_node){
-            .parent = r->nodes[i].parent, .ncalls = r->nodes[i].ncalls, .ticks = r->nodes[i].ticks};
+        tree[1 + i] = (struct fnp_tree_node){.parent = r->nodes[i].parent,
+                                             .ncalls = r->nodes[i].ncalls,
+                                             .ticks = r->nodes[i].ticks,
+                                             .back = r->nodes[i].back,
+                                             .flags = r->nodes[i].flags};
     struct site *sorted = malloc((r->n ? r->n : 1) * sizeof(*sorted));
     if (!sorted) {
         rc = -ENOMEM;
@@ -195,6 +198,18 @@ int fnp_profile_build(struct fnp_profile *p, const struct fnp_raw *r,
         goto out;
     }
     rc = fnp_profile_add_tree(p, tree + first, r->n + 1 - (size_t)first, r->tick_seconds);
+    if (!rc && r->merged) {
+        char label[160];
+        snprintf(label, sizeof(label),
+                 "<fnprof: %llu calls merged beyond PROF_MAX_NODES=%llu: calling contexts "
+                 "below them lost>",
+                 (unsigned long long)r->merged, (unsigned long long)r->max_nodes);
+        struct fnp_key key = {.file = SYNTHETIC_FILE, .line = 0, .name = label};
+        int64_t f = fnp_profile_func(p, &key);
+        rc = f < 0 ? (int)f : 0;
+        if (f >= 0) /* one call: readers divide by calls, and a key is a called function */
+            p->funcs[f].st.ncalls = p->funcs[f].st.pcalls = 1;
+    }
 out:
     free(tree);
     free(sites);

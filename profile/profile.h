@@ -149,7 +149,9 @@ struct fnp_raw {
     const struct fnp_raw_module *mods;
     size_t nmods;
     double tick_seconds;
-    int count_only; /* no timestamps were taken: ticks are rebuilt from call counts */
+    int count_only;     /* no timestamps were taken: ticks are rebuilt from call counts */
+    uint64_t merged;    /* calls merged beyond the node cap ... */
+    uint64_t max_nodes; /* ... PROF_MAX_NODES: both in a label function when merged */
 };
 
 struct fnp_symbolizer;
@@ -168,7 +170,9 @@ struct fnp_symbolizer_api {
  * Names every address of r (api NULL: by module and offset) and adds the forest to p with
  * cProfile's rules. With more than one thread or outermost function, every outermost call
  * hangs from the synthetic function ('~', 0, '<process>'). In count-only mode each call
- * weighs one tick. Returns 0, -ENOMEM or -EINVAL (a malformed forest).
+ * weighs one tick. Calls merged beyond the node cap are labelled by a function of one
+ * call and no time, ('~', 0, '<fnprof: N calls merged beyond PROF_MAX_NODES=M ...>'),
+ * which every report lists. Returns 0, -ENOMEM or -EINVAL (a malformed forest).
  */
 int fnp_profile_build(struct fnp_profile *p, const struct fnp_raw *r,
                       const struct fnp_symbolizer_api *api);
@@ -308,7 +312,7 @@ const char *fnp_marshal_kind_name(unsigned kind);
  *                                                     off parent_id's own time (if a node);
  *                                                     flags: FNP_OPEN_* for target_id
  *   'O' id ticks                                      an open call of node or link id
- *   'E' dropped unmatched threads                     the end: a file without it is cut short
+ *   'E' dropped unmatched threads merged max_nodes    the end: a file without it is cut short
  */
 #define FNP_RAW_MAGIC "FNPRAW1\n"
 

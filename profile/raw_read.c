@@ -64,16 +64,20 @@ static int64_t find_id(const struct id_index *ids, size_t n, uint64_t id)
     return hit ? (int64_t)hit->index : -1;
 }
 
-/* A link of the snapshot: its ticks go to node target, and off node parent's own time. */
+/* A link of the snapshot: its ticks go to node target, and off node parent's own time
+ * (runtime/snapshot.c: add_links; a link of the node cap has flags and no parent). */
 struct link {
     uint64_t id;
     uint32_t target, parent;
+    uint32_t flags;
 };
 
 static void add_ticks(struct fnp_raw_file *f, const struct link *l, uint64_t ticks)
 {
     struct fnp_raw_node *to = &f->nodes[l->target];
     to->ticks += ticks;
+    if (l->flags & FNP_OPEN_GIVEN)
+        return;
     if (to->parent != FNP_NO_PARENT)
         f->nodes[to->parent].back -= (int64_t)ticks;
     if (l->parent != FNP_NO_PARENT)
@@ -203,8 +207,8 @@ int fnp_raw_read(struct fnp_raw_file *f, const void *data, size_t len, char *why
                     break;
                 }
                 int64_t from = find_id(ids + thread_first, nids, v[2]);
-                links[nlinks++] =
-                    (struct link){v[0], (uint32_t)to, from < 0 ? FNP_NO_PARENT : (uint32_t)from};
+                links[nlinks++] = (struct link){
+                    v[0], (uint32_t)to, from < 0 ? FNP_NO_PARENT : (uint32_t)from, (uint32_t)v[5]};
                 f->nodes[to].ncalls += v[3];
                 if (v[5] & FNP_OPEN_GIVEN)
                     f->nodes[to].flags = (uint32_t)v[5];
@@ -228,13 +232,15 @@ int fnp_raw_read(struct fnp_raw_file *f, const void *data, size_t len, char *why
             break;
         }
         case 'E':
-            for (int i = 0; i < 3 && !rc; i++)
+            for (int i = 0; i < 5 && !rc; i++)
                 rc = u64(&r, &v[i]);
             if (rc)
                 break;
             f->dropped = v[0];
             f->unmatched = v[1];
             f->threads_seen = v[2];
+            f->raw.merged = v[3];
+            f->raw.max_nodes = v[4];
             ended = 1;
             if (r.at != len)
                 rc = bad(&r, "%zu bytes after the end record", len - r.at);

@@ -146,9 +146,10 @@ static struct fnp_node *new_node(struct fnp_thread *t, struct fnp_node *parent, 
  * Over the cap (PROF_MAX_NODES) no new context is made. The call goes to a node of the
  * same caller function, callee and open flags (what its own numbers depend on, see
  * fold_target), through one link per such class, which says what was open above them:
- * calls, primitive calls and edges stay exact. What is lost: the calling context below
- * the cap, and the time of these calls is not taken off their callers' own time. Classes are keyed
- * (caller's fn as a fake parent pointer, fn), one table per flags value.
+ * calls, primitive calls, edges and the functions' times stay exact. What is lost: the
+ * calling context below the cap, and with it how a caller's own time splits among the
+ * edges into it (the dump takes all the class's time off the node it was created under). Classes
+ * are keyed (caller's fn as a fake parent pointer, fn), one table per flags value.
  */
 static struct fnp_node *capped_child(struct fnp_thread *t, struct fnp_node *parent, uintptr_t fn)
 {

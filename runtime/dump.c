@@ -87,6 +87,8 @@ int fnp_dump(const char *path, int quiet)
         raw.mods = mods;
         raw.tick_seconds = tick_seconds;
         raw.count_only = fnp_clock_kind == FNP_CLOCK_NONE;
+        raw.merged = snap.merged;
+        raw.max_nodes = fnp_max_nodes();
         rc = fnp_profile_build(&prof, &raw, named ? &api : NULL);
     }
     free(mods);
@@ -100,6 +102,11 @@ int fnp_dump(const char *path, int quiet)
         fnp_log("%llu calls were not recorded (out of memory, or a signal handler that "
                 "interrupted the profiler); their callers' times include them",
                 (unsigned long long)snap.dropped);
+    if (snap.merged)
+        fnp_log("%llu calls in calling contexts beyond PROF_MAX_NODES=%llu were merged by "
+                "caller: calls, primitive calls and edges are exact, the contexts below them "
+                "lost; raise PROF_MAX_NODES to keep them",
+                (unsigned long long)snap.merged, (unsigned long long)fnp_max_nodes());
     if (snap.unmatched)
         fnp_log("%llu function exits had no matching entry and were ignored",
                 (unsigned long long)snap.unmatched);

@@ -196,7 +196,7 @@ int fnp_raw_write(int fd, uint64_t now, double tick_seconds)
     for (struct fnp_retired *r = fnp_retired_list(); r; r = r->next)
         put_module(&o, &r->mod);
 
-    uint64_t dropped = 0, unmatched = 0, thread = 0;
+    uint64_t dropped = 0, unmatched = 0, merged = 0, thread = 0;
     for (struct fnp_thread *t = fnp_thread_list(); t; t = t->next, thread++) {
         put(&o, "T", 1);
         /* Pre-order by first_child / next_sibling / parent: no stack needed. */
@@ -241,11 +241,14 @@ int fnp_raw_write(int fd, uint64_t now, double tick_seconds)
         }
         dropped += __atomic_load_n(&t->dropped_calls, __ATOMIC_RELAXED);
         unmatched += __atomic_load_n(&t->unmatched, __ATOMIC_RELAXED);
+        merged += __atomic_load_n(&t->merged, __ATOMIC_RELAXED);
     }
     put(&o, "E", 1);
     put_u64(&o, dropped);
     put_u64(&o, unmatched);
     put_u64(&o, fnp_thread_count());
+    put_u64(&o, merged);
+    put_u64(&o, fnp_max_nodes());
     flush(&o);
     return o.err ? -o.err : 0;
 }

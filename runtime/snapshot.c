@@ -116,8 +116,12 @@ static int add_links(struct fnp_snapshot *s, struct fnp_thread *t, struct node_i
         uint64_t ticks = __atomic_load_n(&l->ticks, __ATOMIC_RELAXED) + open_ticks(open, nopen, l);
         s->nodes[to].ncalls += __atomic_load_n(&l->ncalls, __ATOMIC_RELAXED);
         s->nodes[to].ticks += ticks;
-        if (l->open_flags & FNP_OPEN_GIVEN)
+        if (l->open_flags & FNP_OPEN_GIVEN) {
+            /* Merged beyond the cap: the calls' callers are unknown, so the target's tree
+             * parent, a node of the same caller function, stands for them all. */
             s->nodes[to].flags = (uint32_t)l->open_flags;
+            continue;
+        }
         /* The target's tree parent did not make these calls: its children's ticks
          * overstate what it spent in them. */
         if (s->nodes[to].parent != UINT32_MAX)

@@ -452,6 +452,38 @@ START_TEST(periodic_recursion_takes_a_few_nodes)
 }
 END_TEST
 
+/* comb.c of the e2e tests: walk(d) calls 4 functions that each walk(d - 1). */
+static void comb_walk(int d)
+{
+    both_enter(0);
+    clk++;
+    for (int k = 1; d > 0 && k <= 4; k++) {
+        both_enter(k);
+        clk++;
+        comb_walk(d - 1);
+        if (k == 4 && d % 3 == 0) {
+            both_enter(1);
+            comb_walk(d - 2);
+            both_leave();
+        }
+        both_leave();
+    }
+    both_leave();
+}
+
+START_TEST(node_cap_keeps_comb_counts_exact)
+{
+    static const int caps[] = {300, 20, 5};
+    fnp_config.max_nodes = caps[_i];
+    both_enter(5); /* main */
+    comb_walk(_i ? 4 : 7);
+    both_leave();
+    ck_assert_uint_gt(T->merged, 0);
+    check_against_oracle(1);
+    fnp_config.max_nodes = 0;
+}
+END_TEST
+
 START_TEST(node_cap_keeps_counts_exact)
 {
     /* Far more contexts than the cap allows: calls, primitive calls and edges stay exact,
@@ -483,6 +515,7 @@ int main(void)
     tcase_add_loop_test(tc, random_recursion_matches_lsprof, 0, 5);
     tcase_add_test(tc, periodic_recursion_takes_a_few_nodes);
     tcase_add_test(tc, node_cap_keeps_counts_exact);
+    tcase_add_loop_test(tc, node_cap_keeps_comb_counts_exact, 0, 3);
     suite_add_tcase(s, tc);
     return fnp_check_run(s);
 }

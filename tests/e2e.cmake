@@ -5,7 +5,7 @@ find_package(Python3 REQUIRED COMPONENTS Interpreter)
 
 set(fnp_e2e_dir ${CMAKE_CURRENT_LIST_DIR}/e2e)
 set(fnp_e2e_work ${CMAKE_CURRENT_BINARY_DIR}/e2e)
-set(fnp_e2e_progs callers deep expr fib mixed mutual threeway tree worked)
+set(fnp_e2e_progs callers comb deep expr fib mixed mutual threeway tree worked)
 # compiler:optimisation pairs; each runs linked with -lfnprof and under LD_PRELOAD.
 set(fnp_e2e_configs gcc:-O0 gcc:-O2 clang:-O2)
 
@@ -47,6 +47,9 @@ foreach(mode link preload)
     foreach(prog mutual threeway worked)
         fnp_e2e_case(e2e.count.${prog}.gcc-O2.${mode} gcc -O2 ${mode} ${prog} --check count)
     endforeach()
+    # 4^7 call paths with room for 300 nodes: merged beyond the cap, counts still exact.
+    fnp_e2e_case(e2e.capped.comb.gcc-O2.${mode} gcc -O2 ${mode} comb --max-nodes 300)
+    fnp_e2e_case(e2e.capped.mutual.gcc-O2.${mode} gcc -O2 ${mode} mutual --max-nodes 3)
     # PROF_OUTPUT unset: fnprof loaded but inert.
     fnp_e2e_case(e2e.no_output.fib.gcc-O2.${mode} gcc -O2 ${mode} fib --check no-output)
 endforeach()

@@ -270,7 +270,7 @@ def check_count_only(stats):
     return bad
 
 
-def compare(c_source, py_source, prof, out=sys.stdout, count_only=False):
+def compare(c_source, py_source, prof, out=sys.stdout, count_only=False, times=True):
     """True when fnprof's file `prof` for c_source agrees with cProfile on py_source."""
     c_source = os.path.abspath(c_source)
     label = os.path.splitext(os.path.basename(c_source))[0]
@@ -286,7 +286,12 @@ def compare(c_source, py_source, prof, out=sys.stdout, count_only=False):
         for p in problems:
             print("  " + p, file=out)
         return False
-    problems += check_invariants(c_stats)
+    invariants = check_invariants(c_stats)
+    if not times:
+        # Beyond PROF_MAX_NODES how a caller's own time splits among its callers' edges is
+        # approximate, as the profile's label says: only the counts are held to cProfile's.
+        invariants = [p for p in invariants if "time" not in p]
+    problems += invariants
     if count_only:
         problems += check_count_only(c_stats)
     c_names, c_dups = by_name(c_stats, "fnprof")

@@ -110,6 +110,21 @@ def fnprof_stderr_only(err):
         raise Failure("stderr has lines not from fnprof:\n%s" % excerpt(err))
 
 
+def check_merged_label(prof, err, max_nodes):
+    """Beyond PROF_MAX_NODES the merge is said on stderr and in the file, as a function
+    ('~', 0, '<fnprof: N calls merged beyond PROF_MAX_NODES=M: ...>') of one call, no time."""
+    want = "beyond PROF_MAX_NODES=%d" % max_nodes
+    if not any(line.startswith("fnprof: ") and want in line for line in err.splitlines()):
+        raise Failure("PROF_MAX_NODES=%d: stderr does not say calls were merged" % max_nodes)
+    stats, _ = compare.load_pstats(prof)
+    labels = [k for k in (stats or {}) if k[0] == "~" and k[2].startswith("<fnprof: ")
+              and want in k[2]]
+    if len(labels) != 1 or stats[labels[0]][:4] != (1, 1, 0.0, 0.0):
+        raise Failure("PROF_MAX_NODES=%d: no label function (1 call, no time) in the file: %s"
+                      % (max_nodes, [k for k in (stats or {}) if k[0] == "~"]))
+    print("run_case: labelled: %s" % labels[0][2])
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--cc", required=True, help="C compiler: gcc or clang (name or path)")
@@ -121,6 +136,8 @@ def main(argv=None):
     p.add_argument("--workdir", required=True, help="scratch directory, emptied first")
     p.add_argument("--check", default="profile", choices=("profile", "no-output", "timing", "count"))
     p.add_argument("--progs-dir", default=os.path.join(HERE, "progs"))
+    p.add_argument("--max-nodes", type=int,
+                   help="PROF_MAX_NODES for the run; the profile must say calls were merged")
     args = p.parse_args(argv)
 
     try:
@@ -202,6 +219,8 @@ def run_case(args):
     env = dict(loader, PROF_OUTPUT=prof)
     if args.check == "count":
         env["PROF_TIMER"] = "none"
+    if args.max_nodes:
+        env["PROF_MAX_NODES"] = str(args.max_nodes)
     status, out, err, wall = run([instrumented], rundir, env)
     sys.stdout.write(err)
     if status != 0:
@@ -221,11 +240,13 @@ def run_case(args):
     if not os.path.isfile(prof):
         raise Failure("no profile written at PROF_OUTPUT=%s" % prof)
 
+    if args.max_nodes:
+        check_merged_label(prof, err, args.max_nodes)
     if args.check == "timing":
         ok = timing.check_timing(c_source, prof, out, wall, sys.stdout)
     else:
         ok = compare.compare(c_source, py_source, prof, out=sys.stdout,
-                             count_only=args.check == "count")
+                             count_only=args.check == "count", times=not args.max_nodes)
     if not ok:
         raise Failure("%s: fnprof's profile is wrong (see above)" % args.prog)
 
