@@ -238,8 +238,12 @@ FNP_NOINSTR int fnp_cct_grow_stack(struct fnp_thread *t)
         return -ENOMEM;
     }
     memcpy(frames, t->frames, (size_t)t->depth * sizeof(*frames));
-    /* The old array stays mapped: a dumping thread may still be reading it. */
+    /* The old array stays mapped, since a dumping thread may still be reading it, but its
+     * memory goes back: such a reader then finds zeros, which it skips as frames being
+     * pushed. A million-deep stack so costs its last array, not all of them. */
+    struct fnp_frame *old = t->frames;
     __atomic_store_n(&t->frames, frames, __ATOMIC_RELEASE);
+    madvise(old, (size_t)t->cap * sizeof(*old), MADV_DONTNEED);
     t->cap = cap;
     return 0;
 }

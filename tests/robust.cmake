@@ -73,6 +73,10 @@ fnp_robust_case(threads_many.clang-O2.preload threads_many clang -O2 preload)
 set_tests_properties(e2e.robust.threads_many.gcc-O2.link
                      e2e.robust.threads_many.clang-O2.preload PROPERTIES TIMEOUT 300)
 
+# Recursion a million deep on a 1 GiB thread stack: exact counts, bounded memory.
+fnp_robust_case(deep.gcc-O2.link deep gcc -O2 link)
+fnp_robust_case(deep.clang-O0.preload deep clang -O0 preload)
+
 # Every program with the runtime's sources compiled in under ThreadSanitizer and
 # AddressSanitizer (the program instrumented, the runtime not); any report fails the test.
 # A fixture compiles the runtime once per sanitizer. 5,000 threads for threads_many: TSan

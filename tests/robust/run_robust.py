@@ -821,7 +821,42 @@ def case_reexec(ctx):
             check_profile(out, first, "failed exec", sources)
 
 
+def case_deep(ctx):
+    """Recursion a million deep: exact counts, and memory that does not grow with depth."""
+    n = 1000000
+    spec = {
+        ROOT: ((1, 1), {}),
+        "main": ((1, 1), {ROOT: (1, 1)}),
+        "write_peak_rss": ((1, 1), {"main": (1, 1)}),
+        "run": ((1, 1), {ROOT: (1, 1)}),
+        "rec": ((n + 1, 1), {"run": (1, 1), "rec": (n, 1)}),
+        "leaf": ((1, 1), {"rec": (1, 1)}),
+        "ping": ((n // 2 + 1, 1), {"run": (1, 1), "pong": (n // 2, 1)}),
+        "pong": ((n // 2, 1), {"ping": (n // 2, 1)}),
+    }
+    plain, exe = ctx.build("deep", False), ctx.build("deep")
+    rss = os.path.join(ctx.workdir, "rss.plain")
+    ref = reference(ctx, plain, [str(n), rss])
+    plain_kb = peak_rss_kb(rss)
+    # The instrumented build's own frames are bigger: its run without fnprof is the base.
+    rss = os.path.join(ctx.workdir, "rss.unset")
+    run_unset(ctx, exe, [str(n), rss], ref)
+    unset_kb = peak_rss_kb(rss)
+    rss = os.path.join(ctx.workdir, "rss.fnprof")
+    r, outdir, _ = run_profiled(ctx, exe, [str(n), rss], ref)
+    fnprof_kb = peak_rss_kb(rss)
+    print("run_robust: recursion %d deep: peak RSS %d kB plain, %d kB instrumented, %d kB "
+          "under fnprof (%.1f s, %.1f s)" % (n, plain_kb, unset_kb, fnprof_kb, ref.wall, r.wall))
+    check_profile(os.path.join(outdir, "out.prof"), spec, "deep", [src("deep.c")])
+    # The shadow stack holds 24 bytes a frame: 24 MB, 36 MB while it last grows; the tree
+    # a handful of nodes (unfolded, it would be 64 MB more).
+    if ctx.mode not in SAN_OPTIONS and fnprof_kb - unset_kb > 40 * 1024:
+        raise Failure("peak RSS %d kB under fnprof, %d kB without: %d kB more than the "
+                      "shadow stack needs" % (fnprof_kb, unset_kb, fnprof_kb - unset_kb))
+
+
 CASES = {
+    "deep": case_deep,
     "reexec": case_reexec,
     "signals": case_signals,
     "dlopen": case_dlopen,
