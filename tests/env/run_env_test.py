@@ -5,6 +5,9 @@ wrong; the first failure exits 1 with a message."""
 import argparse
 import os
 import pstats
+import resource
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -12,14 +15,45 @@ import tempfile
 ap = argparse.ArgumentParser()
 ap.add_argument("--prog", required=True, help="exit_deep built with -finstrument-functions")
 ap.add_argument("--lib", required=True, help="libfnprof.so")
+ap.add_argument("--linked", required=True, help="exit_deep linked with -lfnprof (absolute rpath)")
 args = ap.parse_args()
 
 
-def run(env_extra, cwd):
+def run(env_extra, cwd, prog=None, preexec=None):
     env = {k: v for k, v in os.environ.items() if not k.startswith("PROF_")}
-    env["LD_PRELOAD"] = args.lib
+    if prog is None:
+        env["LD_PRELOAD"] = args.lib
     env.update(env_extra)
-    return subprocess.run([args.prog], cwd=cwd, env=env, capture_output=True, text=True)
+    return subprocess.run([prog or args.prog], cwd=cwd, env=env, capture_output=True,
+                          text=True, preexec_fn=preexec)
+
+
+def file_limit(size):
+    """preexec_fn: files at most size bytes, and SIGXFSZ ignored so that a bigger write
+    fails with EFBIG (a full disk, simulated)."""
+    def setup():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    return setup
+
+
+def as_nobody():
+    os.setgroups([])
+    os.setgid(65534)
+    os.setuid(65534)
+
+
+def unwritable(what, r, path, cause, d, before, good=None):
+    """One fnprof line naming path and cause, the exit status kept, nothing left behind,
+    and a good file already at path untouched."""
+    lines = r.stderr.splitlines()
+    if r.returncode != 3 or len(lines) != 1 or not lines[0].startswith("fnprof: ") \
+            or path not in lines[0] or cause not in lines[0]:
+        fail(f"{what}: want one line naming {path} and {cause!r}", r)
+    if set(os.listdir(d)) != before:
+        fail(f"{what}: files left behind: {set(os.listdir(d)) ^ before}")
+    if good is not None and open(path, "rb").read() != good:
+        fail(f"{what}: the good profile at {path} was replaced")
 
 
 def fail(msg, r=None):
@@ -70,10 +104,62 @@ with tempfile.TemporaryDirectory() as d:
     if r.returncode != 3 or "Not a directory" not in r.stderr:
         fail("PROF_OUTPUT under a file", r)
 
+    # A full disk, simulated by a file-size limit: the good profile already there stays.
+    good_path = f"{d}/rel/out.prof"
+    good = open(good_path, "rb").read()
+    before = set(os.listdir(f"{d}/rel"))
+    r = run({"PROF_OUTPUT": good_path}, d, preexec=file_limit(64))
+    unwritable("write error (file size limit)", r, good_path, "File too large", f"{d}/rel",
+               before, good)
+
     # Unset or empty: inert, silent, no file.
     for env in ({}, {"PROF_OUTPUT": ""}):
         before = set(os.listdir(d))
         r = run(env, d)
         if r.returncode != 3 or r.stderr or set(os.listdir(d)) != before:
             fail(f"inert run with {env} was not silent", r)
+
+    # The rest needs root (CI runs as root): without it the test says so and is skipped.
+    if os.geteuid() != 0:
+        print("SKIP: the full-disk, read-only and setuid checks need root")
+        sys.exit(77)
+
+    # A real full disk: a 16 kB tmpfs.
+    mnt = f"{d}/tiny"
+    os.makedirs(mnt)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", mnt],
+                      capture_output=True).returncode != 0:
+        fail("running as root, yet a 16 kB tmpfs cannot be mounted")
+    try:
+        with open(f"{mnt}/filler", "wb") as f:
+            try:
+                f.write(b"x" * 65536)
+            except OSError:
+                pass
+        r = run({"PROF_OUTPUT": f"{mnt}/out.prof"}, d)
+        unwritable("full tmpfs", r, f"{mnt}/out.prof", "No space left", mnt, {"filler"})
+        subprocess.run(["mount", "-o", "remount,ro", mnt], check=True)
+        r = run({"PROF_OUTPUT": f"{mnt}/out.prof"}, d)
+        unwritable("read-only file system", r, f"{mnt}/out.prof", "Read-only file system", mnt,
+                   {"filler"})
+    finally:
+        subprocess.run(["umount", mnt])
+
+    # setuid: a setuid-root program run by another user ignores PROF_OUTPUT (secure_getenv);
+    # the same program without the bit, run by that user, writes it (so the check can fail).
+    sdir = f"{d}/suid"
+    os.makedirs(sdir)
+    os.chmod(d, 0o755)
+    os.chmod(sdir, 0o777)
+    prog = f"{sdir}/exit_deep"
+    shutil.copy(args.linked, prog)
+    os.chmod(prog, 0o755)
+    r = run({"PROF_OUTPUT": f"{sdir}/plain.prof"}, sdir, prog, as_nobody)
+    if r.returncode != 3 or not os.path.exists(f"{sdir}/plain.prof"):
+        fail("the linked program run by nobody wrote no profile: the setuid check tests nothing", r)
+    os.chmod(prog, 0o4755)
+    r = run({"PROF_OUTPUT": f"{sdir}/suid.prof"}, sdir, prog, as_nobody)
+    if r.returncode != 3 or r.stderr or os.path.exists(f"{sdir}/suid.prof"):
+        fail("a setuid program honoured PROF_OUTPUT", r)
+
 print("env checks passed")
