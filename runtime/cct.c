@@ -271,13 +271,21 @@ FNP_NOINSTR void fnp_cct_exit_mismatch(struct fnp_thread *t, uintptr_t fn, uint6
     __atomic_store_n(&t->depth, k - 1, __ATOMIC_RELEASE);
 }
 
-FNP_NOINSTR void fnp_cct_unwind(struct fnp_thread *t, uintptr_t sp, uint64_t now)
+FNP_NOINSTR void fnp_cct_cut(struct fnp_thread *t, uint32_t depth, uint64_t now)
 {
     uint32_t d = t->depth;
-    while (d > 0 && t->frames[d - 1].sp < sp) {
+    while (d > depth) {
         struct fnp_node *n = t->frames[d - 1].node;
         __atomic_store_n(&n->ticks, n->ticks + (now - t->frames[d - 1].t0), __ATOMIC_RELAXED);
         d--;
     }
     __atomic_store_n(&t->depth, d, __ATOMIC_RELEASE);
+}
+
+FNP_NOINSTR void fnp_cct_unwind(struct fnp_thread *t, uintptr_t sp, uint64_t now)
+{
+    uint32_t d = t->depth;
+    while (d > 0 && t->frames[d - 1].sp < sp)
+        d--;
+    fnp_cct_cut(t, d, now);
 }

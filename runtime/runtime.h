@@ -99,6 +99,14 @@ struct fnp_thread {
     uint64_t skipped;        /* owner: enters dropped whose exits are still to come */
     struct fnp_thread *next; /* shared: the global list, immutable once pushed */
     int tid;
+    /* owner: the last setjmp points (interpose.c): a longjmp to one cuts the shadow stack
+     * back to the depth it had there, which the stack pointer alone cannot tell when
+     * callees were inlined into the function that called setjmp */
+    struct {
+        uintptr_t env, sp;
+        uint32_t depth;
+    } jmps[16];
+    uint32_t jmp_next;
 };
 
 /* Nodes and links made by every thread, against the cap (PROF_MAX_NODES). */
@@ -117,6 +125,8 @@ void fnp_cct_exit_mismatch(struct fnp_thread *t, uintptr_t fn, uint64_t now);
 /* Closes at now every open frame whose sp is below sp: the stack was cut back to sp by a
  * longjmp or a caught exception, and their exit hooks will never run. */
 void fnp_cct_unwind(struct fnp_thread *t, uintptr_t sp, uint64_t now);
+/* Closes at now the open frames from index depth up (a longjmp to a known setjmp). */
+void fnp_cct_cut(struct fnp_thread *t, uint32_t depth, uint64_t now);
 
 /* The child for fn of the current node, counted as one more call, and its frame pushed.
  * Async-signal reentrancy: the frame is filled before depth is published, and rewritten

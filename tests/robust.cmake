@@ -8,20 +8,7 @@ set(fnp_robust_dir ${CMAKE_CURRENT_LIST_DIR}/robust)
 set(fnp_robust_work ${CMAKE_CURRENT_BINARY_DIR}/robust)
 
 # fnp_robust_case(<name suffix> <case> <cc> <opt> <mode> [run_robust.py options...])
-# KNOWN BUG (issue 4, open): a callee inlined into the function that called setjmp or
-# caught an exception records that function's stack pointer, so the cut at longjmp/catch
-# leaves its frame open and the next call gets it as caller (b -> d instead of a -> d;
-# counts stay exact). These cases fail until the cut knows the shadow-stack depth at
-# setjmp; -DFNPROF_TEST_KNOWN_BUGS=ON runs them.
-option(FNPROF_TEST_KNOWN_BUGS "Also run the robust cases of known, open bugs" OFF)
-set(fnp_known_broken longjmp.gcc-O2.link longjmp.gcc-O2.preload longjmp.gcc-O2.fortify.link
-    longjmp.gcc-O2.fortify.preload longjmp.gcc-O2.inline.link longjmp.clang-O2.inline.link
-    except.clang++-O2.inline.link)
-
 function(fnp_robust_case name case cc opt mode)
-    if(NOT FNPROF_TEST_KNOWN_BUGS AND name IN_LIST fnp_known_broken)
-        return()
-    endif()
     set(test e2e.robust.${name})
     add_test(NAME ${test}
              COMMAND Python3::Interpreter -B ${fnp_robust_dir}/run_robust.py
