@@ -1,0 +1,56 @@
+/*
+ * libFuzzer target for the raw snapshot reader (what `fnprof symbolize` reads). Beyond
+ * "no crash, no leak, no undefined behaviour", a file that reads must build a profile
+ * (fnp_profile_build, addresses unnamed) without error: parents first, links resolved.
+ * Starts from the sample of tests/raw_sample.h, which it adds to the corpus itself.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "profile.h"
+#include "raw_sample.h"
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
+            abort();                                                                               \
+        }                                                                                          \
+    } while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned seed);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct fnp_raw_file f;
+    char why[256];
+    int rc = fnp_raw_read(&f, data, size, why, sizeof(why));
+    CHECK(rc == 0 || rc == -EINVAL || rc == -ENOMEM);
+    if (rc == 0) {
+        struct fnp_profile p;
+        fnp_profile_init(&p);
+        int b = fnp_profile_build(&p, &f.raw, NULL);
+        CHECK(b == 0 || b == -ENOMEM);
+        fnp_profile_free(&p);
+    }
+    fnp_raw_file_free(&f);
+    return 0;
+}
+
+/* An empty input becomes the sample: the corpus needs no seed file in the tree. */
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned seed)
+{
+    (void)seed;
+    if (size == 0) {
+        struct raw_buf r;
+        raw_sample(&r);
+        if (r.n <= max_size) {
+            memcpy(data, r.b, r.n);
+            return r.n;
+        }
+    }
+    return LLVMFuzzerMutate(data, size, max_size);
+}

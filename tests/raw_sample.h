@@ -1,0 +1,78 @@
+/*
+ * A raw snapshot (profile.h: FNP_RAW_MAGIC) built byte by byte, shared by the reader's
+ * unit test and its fuzz target (as the seed). Two threads; the second has a folded
+ * recursion link, a link merged beyond the node cap, and open calls on both kinds.
+ */
+#ifndef FNPROF_TESTS_RAW_SAMPLE_H
+#define FNPROF_TESTS_RAW_SAMPLE_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "profile.h"
+
+struct raw_buf {
+    unsigned char b[4096];
+    size_t n;
+};
+
+static inline void raw_put(struct raw_buf *r, const void *p, size_t n)
+{
+    memcpy(r->b + r->n, p, n);
+    r->n += n;
+}
+
+static inline void raw_u64(struct raw_buf *r, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        r->b[r->n++] = (unsigned char)(v >> (8 * i));
+}
+
+static inline void raw_rec(struct raw_buf *r, char type, int n, const uint64_t *v)
+{
+    raw_put(r, &type, 1);
+    for (int i = 0; i < n; i++)
+        raw_u64(r, v[i]);
+}
+
+#define RAW_REC(r, type, ...)                                                                      \
+    raw_rec((r), (type), sizeof((uint64_t[]){__VA_ARGS__}) / 8, (uint64_t[]){__VA_ARGS__})
+
+/*
+ * Thread 0: main(0x1000) -> f(0x1100) x3.
+ * Thread 1: run(0x2000) -> g(0x2100) -> g (id 22) -> link 23 to node 22 from 22 (folded
+ * g, 5 calls, 40 ticks, one open for 7); run -> h(0x2200) id 24 under a cap link 25 from no
+ * node, flags FUNC, 2 calls, 10 ticks.
+ */
+static inline void raw_sample(struct raw_buf *r)
+{
+    double secs = 1e-9;
+    uint64_t bits;
+    memcpy(&bits, &secs, 8);
+    r->n = 0;
+    raw_put(r, FNP_RAW_MAGIC, 8);
+    raw_u64(r, bits);
+    raw_u64(r, 0);
+    const char path[] = "/bin/prog";
+    raw_put(r, "M", 1);
+    raw_u64(r, 0x400000 - 0x1000);
+    raw_u64(r, 0x1000);
+    raw_u64(r, 0x3000);
+    raw_u64(r, UINT32_MAX);
+    raw_u64(r, sizeof(path) - 1);
+    raw_put(r, path, sizeof(path) - 1);
+    raw_put(r, "T", 1);
+    RAW_REC(r, 'N', 11, 0, 0x1000, 1, 100);
+    RAW_REC(r, 'N', 12, 11, 0x1100, 3, 30);
+    raw_put(r, "T", 1);
+    RAW_REC(r, 'N', 21, 0, 0x2000, 1, 200);
+    RAW_REC(r, 'N', 22, 21, 0x2100, 1, 60);
+    RAW_REC(r, 'N', 24, 21, 0x2200, 0, 0);
+    RAW_REC(r, 'L', 23, 22, 22, 5, 40, 0);
+    RAW_REC(r, 'L', 25, 24, 0x2000, 2, 10, FNP_OPEN_GIVEN | FNP_OPEN_FUNC);
+    RAW_REC(r, 'O', 21, 9);
+    RAW_REC(r, 'O', 23, 7);
+    RAW_REC(r, 'E', 0, 0, 2, 2, 64);
+}
+
+#endif
