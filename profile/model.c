@@ -203,6 +203,14 @@ int64_t fnp_profile_edge(struct fnp_profile *p, uint32_t caller, uint32_t callee
     return (int64_t)(p->nedges - 1);
 }
 
+/* Tick sums wrap rather than overflow: a hostile file (a raw snapshot read by `fnprof
+ * symbolize`) may hold any counts, and signed overflow would be undefined behaviour. Real
+ * runs stay far below 2^63 ticks. */
+static inline int64_t wrap_add(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
 /* Integer accumulators for one forest: ticks become seconds once, at the end. */
 struct tick_stats {
     uint64_t ncalls, pcalls;
@@ -237,10 +245,10 @@ int fnp_profile_add_tree(struct fnp_profile *p, const struct fnp_tree_node *node
         rc = -EINVAL;
         if (nd->func >= p->nfuncs || (nd->parent != FNP_NO_PARENT && nd->parent >= i))
             goto out;
-        self[i] = (int64_t)nd->ticks - nd->back;
+        self[i] = wrap_add((int64_t)nd->ticks, (int64_t)(0 - (uint64_t)nd->back));
         edge_of[i] = EMPTY_SLOT;
         if (nd->parent != FNP_NO_PARENT) {
-            self[nd->parent] -= (int64_t)nd->ticks;
+            self[nd->parent] = wrap_add(self[nd->parent], (int64_t)(0 - nd->ticks));
             int64_t e = fnp_profile_edge(p, nodes[nd->parent].func, nd->func);
             if (e < 0) {
                 rc = (int)e;
@@ -275,18 +283,18 @@ int fnp_profile_add_tree(struct fnp_profile *p, const struct fnp_tree_node *node
                         : given                  ? (nd->flags & FNP_OPEN_EDGE) != 0
                                                  : eopen[edge_of[i]] != 0;
         f->ncalls += nd->ncalls;
-        f->tottime += self[i];
+        f->tottime = wrap_add(f->tottime, self[i]);
         if (!func_open) {
             f->pcalls += nd->ncalls;
-            f->cumtime += (int64_t)nd->ticks;
+            f->cumtime = wrap_add(f->cumtime, (int64_t)nd->ticks);
         }
         if (edge_of[i] != EMPTY_SLOT) {
             struct tick_stats *e = &est[edge_of[i]];
             e->ncalls += nd->ncalls;
-            e->tottime += self[i];
+            e->tottime = wrap_add(e->tottime, self[i]);
             if (!edge_open) {
                 e->pcalls += nd->ncalls;
-                e->cumtime += (int64_t)nd->ticks;
+                e->cumtime = wrap_add(e->cumtime, (int64_t)nd->ticks);
             }
             eopen[edge_of[i]]++;
         }
