@@ -128,11 +128,29 @@ void fnp_cct_unwind(struct fnp_thread *t, uintptr_t sp, uint64_t now);
 /* Closes at now the open frames from index depth up (a longjmp to a known setjmp). */
 void fnp_cct_cut(struct fnp_thread *t, uint32_t depth, uint64_t now);
 
-/* The child for fn of the current node, counted as one more call, and its frame pushed.
+/* Pushes the frame of a call of node n at depth d and counts the call.
  * Async-signal reentrancy: the frame is filled before depth is published, and rewritten
  * after, because a signal handler arriving in between pushes and pops its own frames in
  * the same slot (it cannot touch the slot once depth is published). ncalls is bumped
  * after publishing, so a handler never increments the same node concurrently. */
+static inline FNP_NOINSTR void fnp_cct_push(struct fnp_thread *t, uint32_t d, struct fnp_node *n,
+                                            uint64_t now, uintptr_t sp)
+{
+    /* Relaxed stores (plain moves): a dumping thread reads frames concurrently. */
+    struct fnp_frame *f = &t->frames[d];
+    __atomic_store_n(&f->node, n, __ATOMIC_RELAXED);
+    __atomic_store_n(&f->t0, now, __ATOMIC_RELAXED);
+    f->sp = sp;
+    __atomic_store_n(&t->depth, d + 1, __ATOMIC_RELEASE);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&f->node, n, __ATOMIC_RELAXED);
+    __atomic_store_n(&f->t0, now, __ATOMIC_RELAXED);
+    f->sp = sp;
+    __atomic_store_n(&n->ncalls, n->ncalls + 1, __ATOMIC_RELAXED);
+}
+
+/* The child for fn of the current node (found or made), counted as one more call, and its
+ * frame pushed: the whole of an enter, for the cold path and for tests. */
 static inline FNP_NOINSTR void fnp_cct_enter(struct fnp_thread *t, uintptr_t fn, uint64_t now,
                                              uintptr_t sp)
 {
@@ -148,17 +166,7 @@ static inline FNP_NOINSTR void fnp_cct_enter(struct fnp_thread *t, uintptr_t fn,
         if (FNP_UNLIKELY(!n))
             return;
     }
-    /* Relaxed stores (plain moves): a dumping thread reads frames concurrently. */
-    struct fnp_frame *f = &t->frames[d];
-    __atomic_store_n(&f->node, n, __ATOMIC_RELAXED);
-    __atomic_store_n(&f->t0, now, __ATOMIC_RELAXED);
-    f->sp = sp;
-    __atomic_store_n(&t->depth, d + 1, __ATOMIC_RELEASE);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    __atomic_store_n(&f->node, n, __ATOMIC_RELAXED);
-    __atomic_store_n(&f->t0, now, __ATOMIC_RELAXED);
-    f->sp = sp;
-    __atomic_store_n(&n->ncalls, n->ncalls + 1, __ATOMIC_RELAXED);
+    fnp_cct_push(t, d, n, now, sp);
 }
 
 /* The innermost frame closed, if it is fn's (an address: the generation may have changed
@@ -232,6 +240,22 @@ static inline FNP_NOINSTR uint64_t fnp_clock_monotonic_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The clock when it needs no call (rdtsc, or none): 1 and *now set; else 0, and the
+ * caller takes its slow path, so that the hooks' steady path makes no call at all. */
+static inline FNP_NOINSTR int fnp_clock_inline(uint64_t *now)
+{
+#if defined(__x86_64__)
+    if (FNP_LIKELY(fnp_clock_kind == FNP_CLOCK_TSC)) {
+        uint32_t lo, hi;
+        __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+        *now = (uint64_t)hi << 32 | lo;
+        return 1;
+    }
+#endif
+    *now = 0;
+    return fnp_clock_kind == FNP_CLOCK_NONE;
 }
 
 static inline FNP_NOINSTR uint64_t fnp_clock_now(void)
