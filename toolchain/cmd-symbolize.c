@@ -92,7 +92,13 @@ static int symbolize(const char *raw_path, const char *output, int quiet)
         rc = fnp_write_file_atomic(output, write_profile, &prof);
     if (rc) {
         fnp_cli_error("symbolize", "%s: %s", output, strerror(-rc));
-    } else if (!quiet) {
+    } else if (raw.raw.merged) {
+        fnp_cli_error(NULL,
+                      "%llu calls in calling contexts beyond PROF_MAX_NODES=%llu were "
+                      "merged by caller",
+                      (unsigned long long)raw.raw.merged, (unsigned long long)raw.raw.max_nodes);
+    }
+    if (!rc && !quiet) {
         uint64_t calls = 0;
         for (size_t i = 0; i < raw.raw.n; i++)
             calls += raw.raw.nodes[i].ncalls;
