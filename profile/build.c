@@ -60,6 +60,8 @@ static int name_sites(struct fnp_profile *p, const struct fnp_raw *r, const stru
                       size_t n, uint32_t *funcs, const struct fnp_symbolizer_api *api)
 {
     struct fnp_symbolizer *sym = api ? api->create(api->warn, NULL) : NULL;
+    if (sym && api->debug_dirs && api->set_debug_dirs)
+        api->set_debug_dirs(sym, api->debug_dirs);
     uint64_t *elf = malloc((n ? n : 1) * sizeof(*elf));
     struct fnp_symbol *out = malloc((n ? n : 1) * sizeof(*out));
     int rc = elf && out ? 0 : -ENOMEM;

@@ -164,6 +164,10 @@ struct fnp_symbolizer_api {
                    struct fnp_symbol *out);
     void (*destroy)(struct fnp_symbolizer *s);
     void (*warn)(void *ctx, const char *msg); /* handed to create */
+    /* where separate debug files are looked for (NULL: the symbolizer's default), and the
+     * call that sets it */
+    const char *debug_dirs;
+    int (*set_debug_dirs)(struct fnp_symbolizer *s, const char *dirs);
 };
 
 /*

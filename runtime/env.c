@@ -7,6 +7,8 @@
  *                chdir later); "%p" becomes the process id, "%%" a percent sign.
  *   PROF_QUIET   "1": no line on stderr when the profile is written (errors still are).
  *   PROF_TIMER   auto (default), tsc, monotonic, none (count-only: no timestamps).
+ *   PROF_DEBUG_DIR  where separate debug files are looked for, ':'-separated roots
+ *                searched like gdb's debug-file-directory (default /usr/lib/debug).
  *   PROF_MAX_NODES  calling contexts kept (default 2^20, 64 bytes each); beyond it new
  *                contexts are merged (runtime/cct.c), which the profile labels.
  *   PROF_OWNER   set by fnprof itself, not by users: "<pid>:<absolute PROF_OUTPUT>" of the
@@ -34,6 +36,7 @@ int fnp_env_load(void)
     const char *quiet = secure_getenv("PROF_QUIET");
     fnp_config.quiet = quiet && strcmp(quiet, "1") == 0;
     fnp_config.timer = secure_getenv("PROF_TIMER");
+    fnp_config.debug_dirs = secure_getenv("PROF_DEBUG_DIR");
     fnp_config.pid = (int)getpid();
     const char *max = secure_getenv("PROF_MAX_NODES");
     if (max && *max) {

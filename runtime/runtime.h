@@ -288,6 +288,7 @@ struct fnp_config {
     int pid;                  /* the process this state belongs to (a vfork child is another) */
     uint64_t inherited_calls; /* in a forked child: the nodes repeating the parent's stack */
     uint64_t max_nodes;       /* PROF_MAX_NODES; 0: FNP_DEFAULT_MAX_NODES */
+    const char *debug_dirs;   /* PROF_DEBUG_DIR: roots for separate debug files */
 };
 
 extern struct fnp_config fnp_config;

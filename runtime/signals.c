@@ -85,7 +85,8 @@ static int symbolize_raw(void)
     static char *envp[256];
     size_t n = 0;
     for (char **e = environ; e && *e && n + 1 < sizeof(envp) / sizeof(envp[0]); e++)
-        if (strncmp(*e, "LD_PRELOAD=", 11) != 0 && strncmp(*e, "PROF_", 5) != 0)
+        if (strncmp(*e, "LD_PRELOAD=", 11) != 0 &&
+            (strncmp(*e, "PROF_", 5) != 0 || strncmp(*e, "PROF_DEBUG_DIR=", 15) == 0))
             envp[n++] = *e;
     envp[n] = NULL;
     char *argv[8], **a = argv;

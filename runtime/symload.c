@@ -37,6 +37,8 @@ int fnp_symload_get(struct fnp_symbolizer_api *api)
     api->create = fnp_symbolizer_new;
     api->resolve = fnp_symbolizer_resolve;
     api->destroy = fnp_symbolizer_free;
+    api->set_debug_dirs = fnp_symbolizer_set_debug_dirs;
+    api->debug_dirs = fnp_config.debug_dirs;
     return 0;
 }
 
@@ -89,6 +91,9 @@ int fnp_symload_get(struct fnp_symbolizer_api *api)
     api->create = (fnp_symbolizer_new_fn)dlsym(h, "fnp_symbolizer_new");
     api->resolve = (fnp_symbolizer_resolve_fn)dlsym(h, "fnp_symbolizer_resolve");
     api->destroy = (fnp_symbolizer_free_fn)dlsym(h, "fnp_symbolizer_free");
+    api->set_debug_dirs =
+        (fnp_symbolizer_set_debug_dirs_fn)dlsym(h, "fnp_symbolizer_set_debug_dirs");
+    api->debug_dirs = fnp_config.debug_dirs;
     if (!api->create || !api->resolve || !api->destroy) {
         fnp_log("%s: symbolizer entry points missing; functions are named by address", module_path);
         return -ENOENT;

@@ -23,6 +23,9 @@ static void usage(FILE *out)
                  "fnprof writes when a signal kills it (PROF_OUTPUT.raw). Run it on the\n"
                  "machine that ran the program, before its binaries change.\n"
                  "\n"
+                 "PROF_DEBUG_DIR (':'-separated roots, default /usr/lib/debug) says where\n"
+                 "separate debug files are, as at the profiled program's exit.\n"
+                 "\n"
                  "Options:\n"
                  "  -o, --output OUT  the profile to write (default: RAW without .raw)\n"
                  "      --remove-raw  delete RAW once OUT is written\n"
@@ -84,6 +87,8 @@ static int symbolize(const char *raw_path, const char *output, int quiet)
         .resolve = fnp_symbolizer_resolve,
         .destroy = fnp_symbolizer_free,
         .warn = warn_line,
+        .debug_dirs = getenv("PROF_DEBUG_DIR"),
+        .set_debug_dirs = fnp_symbolizer_set_debug_dirs,
     };
     struct fnp_profile prof;
     fnp_profile_init(&prof);

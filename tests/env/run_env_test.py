@@ -19,9 +19,9 @@ ap.add_argument("--linked", required=True, help="exit_deep linked with -lfnprof 
 args = ap.parse_args()
 
 
-def run(env_extra, cwd, prog=None, preexec=None):
+def run(env_extra, cwd, prog=None, preexec=None, preload=None):
     env = {k: v for k, v in os.environ.items() if not k.startswith("PROF_")}
-    if prog is None:
+    if prog is None if preload is None else preload:
         env["LD_PRELOAD"] = args.lib
     env.update(env_extra)
     return subprocess.run([prog or args.prog], cwd=cwd, env=env, capture_output=True,
@@ -118,6 +118,25 @@ with tempfile.TemporaryDirectory() as d:
         r = run(env, d)
         if r.returncode != 3 or r.stderr or set(os.listdir(d)) != before:
             fail(f"inert run with {env} was not silent", r)
+
+    # PROF_DEBUG_DIR: a stripped copy names its functions from DWARF only when the debug
+    # file is found, under <dir>/.build-id/xx/rest.debug.
+    sdir = f"{d}/stripped"
+    os.makedirs(sdir)
+    note = subprocess.run(["readelf", "-n", args.prog], capture_output=True, text=True).stdout
+    build_id = note.split("Build ID: ")[1].split()[0]
+    dbg = f"{d}/debugroot/.build-id/{build_id[:2]}/{build_id[2:]}.debug"
+    os.makedirs(os.path.dirname(dbg))
+    subprocess.run(["objcopy", "--only-keep-debug", args.prog, dbg], check=True)
+    bare = f"{sdir}/exit_deep"
+    subprocess.run(["objcopy", "--strip-all", args.prog, bare], check=True)
+    for env, want_dwarf in (({}, False), ({"PROF_DEBUG_DIR": f"{d}/debugroot"}, True)):
+        env["PROF_OUTPUT"] = f"{sdir}/out.prof"
+        r = run(env, d, bare, preload=True)
+        work = [k for k in pstats.Stats(f"{sdir}/out.prof").stats if k[2] == "work"]
+        if want_dwarf != (len(work) == 1 and work[0][0].endswith("exit_deep.c")):
+            fail(f"stripped binary with {env}: want DWARF names {want_dwarf}, keys "
+                 f"{list(pstats.Stats(f'{sdir}/out.prof').stats)}", r)
 
     # The rest needs root (CI runs as root): without it the test says so and is skipped.
     if os.geteuid() != 0:
