@@ -474,6 +474,13 @@ class Runner:
                                       str(out)], stdout=subprocess.PIPE, text=True,
                                      check=True).stdout
                 total = hooks = 0
+                # code inlined from a header is listed under its function without the
+                # object: such lines take the object the same function has elsewhere
+                objects = {}
+                for line in ann.splitlines():
+                    m = re.match(r"\s*[\d,]+\s+(?:\([^)]*\)\s+)?(\S.*) \[(.*)\]$", line)
+                    if m:
+                        objects[m.group(1).rsplit(":", 1)[-1]] = m.group(2)
                 for line in ann.splitlines():
                     m = re.match(r"\s*([\d,]+)\s+(?:\([^)]*\)\s+)?(\S.*)$", line)
                     if not m:
@@ -483,13 +490,10 @@ class Runner:
                     if what.startswith("PROGRAM TOTALS"):
                         total = ir
                         continue
-                    obj = what[what.rfind(" [") + 2:-1] if what.endswith("]") else ""
                     fn = what.split(" [")[0].rsplit(":", 1)[-1]
-                    # code inlined from a header is listed under the function without its
-                    # object: the hooks, and fnprof's cold paths, go by their names too
-                    if (fn.startswith("__cyg_profile_func_")
-                            or (hook_object and hook_object in obj)
-                            or (config.startswith("fnprof") and fn.startswith("fnp_"))):
+                    obj = what[what.rfind(" [") + 2:-1] if what.endswith("]") else objects.get(
+                        fn, "")
+                    if fn.startswith("__cyg_profile_func_") or (hook_object and hook_object in obj):
                         hooks += ir
                 rows[(w.name, config)] = {"calls": calls, "main": total, "hooks": hooks}
         return rows
