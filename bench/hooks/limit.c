@@ -53,8 +53,8 @@ static inline LOCAL uint64_t now(void)
 
 static COLD struct lthread *attach(void)
 {
-    struct lthread *t = mmap(NULL, sizeof(*t) + CAP * sizeof(struct frame),
-                             PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    struct lthread *t = mmap(NULL, sizeof(*t) + CAP * sizeof(struct frame), PROT_READ | PROT_WRITE,
+                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (t == MAP_FAILED)
         abort();
     t->frames = (struct frame *)(t + 1);
