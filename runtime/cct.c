@@ -15,11 +15,7 @@
 
 uint64_t fnp_nodes_total;
 
-static inline size_t slot_of(const struct fnp_node *parent, uintptr_t fn, size_t mask)
-{
-    uint64_t h = ((uint64_t)(uintptr_t)parent >> 4) ^ ((uint64_t)fn * 0x9e3779b97f4a7c15ull);
-    return (size_t)(h ^ (h >> 32)) & mask;
-}
+#define slot_of fnp_cct_slot
 
 /* Doubles a table. Only the owner thread reads it, so the old one can go. */
 static int table_grow(struct fnp_table *tb)

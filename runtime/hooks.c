@@ -30,6 +30,23 @@ static FNP_COLD void enter_slow(uintptr_t key, uintptr_t sp)
     fnp_cct_enter(t, key, fnp_clock_now(), sp);
 }
 
+/* Another child than the one entered last from this caller (a caller that calls many
+ * functions in turn): found by a short inline probe of the table, out of line itself so
+ * that the steady path keeps every register free. */
+static __attribute__((noinline, no_instrument_function)) void
+enter_other_child(struct fnp_thread *t, struct fnp_node *parent, uintptr_t key, uintptr_t sp)
+{
+    uint32_t d = t->depth;
+    struct fnp_node *n = fnp_cct_probe(t, parent, key);
+    uint64_t now;
+    if (!n || d >= t->cap || !fnp_clock_inline(&now)) {
+        enter_slow(key, sp);
+        return;
+    }
+    parent->hot = n;
+    fnp_cct_push(t, d, n, now, sp);
+}
+
 FNP_HOOK void __cyg_profile_func_enter(void *fn, void *call_site)
 {
     (void)call_site; /* the physical caller, wrong for inlined callees: the stack knows */
@@ -46,7 +63,11 @@ FNP_HOOK void __cyg_profile_func_enter(void *fn, void *call_site)
     struct fnp_node *parent = d ? t->frames[d - 1].node : &t->root;
     struct fnp_node *n = parent->hot;
     uint64_t now;
-    if (FNP_UNLIKELY(d >= t->cap || !n || n->fn != key || !fnp_clock_inline(&now))) {
+    if (FNP_UNLIKELY(!n || n->fn != key)) {
+        enter_other_child(t, parent, key, sp);
+        return;
+    }
+    if (FNP_UNLIKELY(d >= t->cap || !fnp_clock_inline(&now))) {
         enter_slow(key, sp);
         return;
     }

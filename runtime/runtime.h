@@ -109,6 +109,34 @@ struct fnp_thread {
     uint32_t jmp_next;
 };
 
+/* Home slot of (parent, fn) in a table of mask + 1 slots. */
+static inline FNP_NOINSTR size_t fnp_cct_slot(const struct fnp_node *parent, uintptr_t fn,
+                                              size_t mask)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)parent >> 4) ^ ((uint64_t)fn * 0x9e3779b97f4a7c15ull);
+    return (size_t)(h ^ (h >> 32)) & mask;
+}
+
+/* The child of parent for fn when it sits within 4 slots of its home slot (nearly all do:
+ * the table is at most half full), else NULL. For the hooks' steady path when the hot
+ * child is another one; not while the thread is inside the cold path (busy), which may be
+ * growing the table. */
+static inline FNP_NOINSTR struct fnp_node *
+fnp_cct_probe(const struct fnp_thread *t, const struct fnp_node *parent, uintptr_t fn)
+{
+    if (!t->contexts.slots || t->busy || parent->target)
+        return NULL;
+    size_t mask = t->contexts.mask, j = fnp_cct_slot(parent, fn, mask);
+    for (int i = 0; i < 4; i++, j = (j + 1) & mask) {
+        struct fnp_node *n = t->contexts.slots[j];
+        if (!n)
+            return NULL;
+        if (n->parent == parent && n->fn == fn)
+            return n;
+    }
+    return NULL;
+}
+
 /* Nodes and links made by every thread, against the cap (PROF_MAX_NODES). */
 extern uint64_t fnp_nodes_total;
 #define FNP_DEFAULT_MAX_NODES (1u << 20)
