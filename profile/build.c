@@ -46,6 +46,49 @@ static uint32_t module_of(const struct fnp_raw *r, uint64_t addr, uint32_t gen)
     return best;
 }
 
+void fnp_raw_add_link(struct fnp_raw_node *nodes, uint32_t target, uint32_t parent, uint64_t ncalls,
+                      uint64_t ticks, uint32_t flags)
+{
+    struct fnp_raw_node *to = &nodes[target];
+    to->ncalls += ncalls;
+    to->ticks += ticks;
+    if (flags & FNP_OPEN_GIVEN) {
+        /* Merged beyond the cap: the calls' callers are unknown, so the target's tree
+         * parent, a node of the same caller function, stands for them all. */
+        to->flags = flags;
+        return;
+    }
+    /* The target's tree parent did not make these calls: its children's ticks overstate
+     * what it spent in them. */
+    if (to->parent != FNP_NO_PARENT)
+        nodes[to->parent].back -= (int64_t)ticks;
+    if (parent != FNP_NO_PARENT)
+        nodes[parent].back += (int64_t)ticks;
+}
+
+void fnp_raw_wrote_line(char *buf, size_t len, const struct fnp_raw *r, const char *path,
+                        size_t nfuncs, uint64_t threads)
+{
+    uint64_t calls = 0;
+    for (size_t i = 0; i < r->n; i++)
+        calls += r->nodes[i].ncalls;
+    snprintf(buf, len, "wrote %s (%zu functions, %llu calls, %llu thread%s%s)", path, nfuncs,
+             (unsigned long long)calls, (unsigned long long)threads, threads == 1 ? "" : "s",
+             r->count_only ? "; count-only: no times taken, 1 call counts as 1 second" : "");
+}
+
+int fnp_raw_merged_line(char *buf, size_t len, const struct fnp_raw *r)
+{
+    if (!r->merged)
+        return 0;
+    snprintf(buf, len,
+             "%llu calls in calling contexts beyond PROF_MAX_NODES=%llu were merged by caller: "
+             "calls, primitive calls and edges are exact, the contexts below them lost; raise "
+             "PROF_MAX_NODES to keep them",
+             (unsigned long long)r->merged, (unsigned long long)r->max_nodes);
+    return 1;
+}
+
 /* A key for an address nothing could name: the object and the offset in it. */
 static int64_t address_func(struct fnp_profile *p, const char *object, uint64_t offset)
 {

@@ -154,6 +154,24 @@ struct fnp_raw {
     uint64_t max_nodes; /* ... PROF_MAX_NODES: both in a label function when merged */
 };
 
+/*
+ * Adds the calls and ticks of a link (runtime.h: recursion folding, the node cap) to its
+ * target node, as the runtime's snapshot and the raw snapshot's reader both do. flags
+ * with FNP_OPEN_GIVEN: a link of the node cap, whose flags the target takes and whose
+ * time stays with the target's tree parent; else the target's tree parent gives the
+ * ticks back and parent (FNP_NO_PARENT: none known) takes them off its own time.
+ */
+void fnp_raw_add_link(struct fnp_raw_node *nodes, uint32_t target, uint32_t parent, uint64_t ncalls,
+                      uint64_t ticks, uint32_t flags);
+
+/* The one-line reports of a written profile, without the "fnprof: " prefix, the same for
+ * the runtime's exit and fnprof symbolize: "wrote PATH (N functions, M calls, T threads)"
+ * into buf; and, returning 0 when nothing was merged, the note on calls merged beyond
+ * the node cap. */
+void fnp_raw_wrote_line(char *buf, size_t len, const struct fnp_raw *r, const char *path,
+                        size_t nfuncs, uint64_t threads);
+int fnp_raw_merged_line(char *buf, size_t len, const struct fnp_raw *r);
+
 struct fnp_symbolizer;
 struct fnp_symbol;
 

@@ -64,25 +64,12 @@ static int64_t find_id(const struct id_index *ids, size_t n, uint64_t id)
     return hit ? (int64_t)hit->index : -1;
 }
 
-/* A link of the snapshot: its ticks go to node target, and off node parent's own time
- * (runtime/snapshot.c: add_links; a link of the node cap has flags and no parent). */
+/* A link of the snapshot, for the open calls that name it (fnp_raw_add_link). */
 struct link {
     uint64_t id;
     uint32_t target, parent;
     uint32_t flags;
 };
-
-static void add_ticks(struct fnp_raw_file *f, const struct link *l, uint64_t ticks)
-{
-    struct fnp_raw_node *to = &f->nodes[l->target];
-    to->ticks += ticks;
-    if (l->flags & FNP_OPEN_GIVEN)
-        return;
-    if (to->parent != FNP_NO_PARENT)
-        f->nodes[to->parent].back -= (int64_t)ticks;
-    if (l->parent != FNP_NO_PARENT)
-        f->nodes[l->parent].back += (int64_t)ticks;
-}
 
 /* Record counts are bounded by the input: a node or a link takes 41 bytes or more, a
  * module 41 or more. */
@@ -209,10 +196,8 @@ int fnp_raw_read(struct fnp_raw_file *f, const void *data, size_t len, char *why
                 int64_t from = find_id(ids + thread_first, nids, v[2]);
                 links[nlinks++] = (struct link){
                     v[0], (uint32_t)to, from < 0 ? FNP_NO_PARENT : (uint32_t)from, (uint32_t)v[5]};
-                f->nodes[to].ncalls += v[3];
-                if (v[5] & FNP_OPEN_GIVEN)
-                    f->nodes[to].flags = (uint32_t)v[5];
-                add_ticks(f, &links[nlinks - 1], v[4]);
+                fnp_raw_add_link(f->nodes, (uint32_t)to, links[nlinks - 1].parent, v[3], v[4],
+                                 (uint32_t)v[5]);
                 break;
             }
             int64_t k = find_id(ids + thread_first, nids, v[0]);
@@ -228,7 +213,7 @@ int fnp_raw_read(struct fnp_raw_file *f, const void *data, size_t len, char *why
                 rc = bad(&r, "an open call of unknown node %#llx", (unsigned long long)v[0]);
                 break;
             }
-            add_ticks(f, l, v[1]);
+            fnp_raw_add_link(f->nodes, l->target, l->parent, 0, v[1], l->flags);
             break;
         }
         case 'E':

@@ -102,11 +102,9 @@ int fnp_dump(const char *path, int quiet)
         fnp_log("%llu calls were not recorded (out of memory, or a signal handler that "
                 "interrupted the profiler); their callers' times include them",
                 (unsigned long long)snap.dropped);
-    if (snap.merged)
-        fnp_log("%llu calls in calling contexts beyond PROF_MAX_NODES=%llu were merged by "
-                "caller: calls, primitive calls and edges are exact, the contexts below them "
-                "lost; raise PROF_MAX_NODES to keep them",
-                (unsigned long long)snap.merged, (unsigned long long)fnp_max_nodes());
+    char line[512];
+    if (fnp_raw_merged_line(line, sizeof(line), &raw))
+        fnp_log("%s", line);
     if (snap.unmatched)
         fnp_log("%llu function exits had no matching entry and were ignored",
                 (unsigned long long)snap.unmatched);
@@ -114,15 +112,8 @@ int fnp_dump(const char *path, int quiet)
         fnp_log("only one function was recorded: snakeviz draws nothing without calls "
                 "between functions");
     if (!quiet) {
-        uint64_t calls = 0;
-        for (size_t i = 0; i < snap.n; i++)
-            calls += snap.nodes[i].ncalls;
-        uint64_t threads = fnp_thread_count();
-        fnp_log("wrote %s (%zu functions, %llu calls, %llu thread%s%s)", path, prof.nfuncs,
-                (unsigned long long)calls, (unsigned long long)threads, threads == 1 ? "" : "s",
-                fnp_clock_kind == FNP_CLOCK_NONE
-                    ? "; count-only: no times taken, 1 call counts as 1 second"
-                    : "");
+        fnp_raw_wrote_line(line, sizeof(line), &raw, path, prof.nfuncs, fnp_thread_count());
+        fnp_log("%s", line);
     }
 out:
     if (rc == -ENOMEM)

@@ -213,10 +213,8 @@ int fnp_raw_write(int fd, uint64_t now, double tick_seconds)
                 n = child;
                 continue;
             }
-            while (n && !n->next_sibling)
-                n = n->parent == &t->root ? NULL : n->parent;
-            if (n)
-                n = n->next_sibling;
+            size_t up = 0;
+            n = fnp_cct_after(t, n, &up);
         }
         for (const struct fnp_node *l = __atomic_load_n(&t->links, __ATOMIC_ACQUIRE); l;
              l = l->next_sibling) {

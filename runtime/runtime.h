@@ -137,6 +137,21 @@ fnp_cct_probe(const struct fnp_thread *t, const struct fnp_node *parent, uintptr
     return NULL;
 }
 
+/* For pre-order walks of a thread's tree that need no stack (snapshot.c, raw.c): the node
+ * after n's subtree, which is the next sibling of n or of its nearest ancestor that has
+ * one; NULL at the end of the tree. *up grows by the levels climbed to find it. */
+static inline FNP_NOINSTR const struct fnp_node *fnp_cct_after(const struct fnp_thread *t,
+                                                               const struct fnp_node *n, size_t *up)
+{
+    while (!n->next_sibling) {
+        n = n->parent;
+        if (n == &t->root)
+            return NULL;
+        ++*up;
+    }
+    return n->next_sibling;
+}
+
 /* Nodes and links made by every thread, against the cap (PROF_MAX_NODES). */
 extern uint64_t fnp_nodes_total;
 #define FNP_DEFAULT_MAX_NODES (1u << 20)
@@ -288,18 +303,8 @@ static inline FNP_NOINSTR int fnp_clock_inline(uint64_t *now)
 
 static inline FNP_NOINSTR uint64_t fnp_clock_now(void)
 {
-#if defined(__x86_64__)
-    /* Plain rdtsc, no fence: rdtscp/lfence cost 6-10 ns more per read here, and an
-     * instruction or two of skew is far below what a call costs. */
-    if (FNP_LIKELY(fnp_clock_kind == FNP_CLOCK_TSC)) {
-        uint32_t lo, hi;
-        __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-        return (uint64_t)hi << 32 | lo;
-    }
-#endif
-    if (fnp_clock_kind == FNP_CLOCK_NONE)
-        return 0;
-    return fnp_clock_monotonic_ns();
+    uint64_t now;
+    return fnp_clock_inline(&now) ? now : fnp_clock_monotonic_ns();
 }
 
 /* ---- env.c: every variable, read once at load ------------------------------------- */

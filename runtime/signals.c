@@ -25,9 +25,17 @@
 #include "runtime.h"
 
 /* Ended by these, by default: terminations first, then the ones that dump core. */
-static const int caught[] = {SIGHUP,  SIGINT,  SIGPIPE, SIGTERM, SIGALRM, SIGUSR1,
-                             SIGUSR2, SIGXCPU, SIGXFSZ, SIGQUIT, SIGILL,  SIGTRAP,
-                             SIGABRT, SIGBUS,  SIGFPE,  SIGSEGV, SIGSYS};
+#define SIG(name)                                                                                  \
+    {                                                                                              \
+        name, #name                                                                                \
+    }
+static const struct {
+    int sig;
+    const char *name; /* for messages */
+} caught[] = {SIG(SIGHUP),  SIG(SIGINT),  SIG(SIGPIPE), SIG(SIGTERM), SIG(SIGALRM), SIG(SIGUSR1),
+              SIG(SIGUSR2), SIG(SIGXCPU), SIG(SIGXFSZ), SIG(SIGQUIT), SIG(SIGILL),  SIG(SIGTRAP),
+              SIG(SIGABRT), SIG(SIGBUS),  SIG(SIGFPE),  SIG(SIGSEGV), SIG(SIGSYS)};
+#define NCAUGHT (sizeof(caught) / sizeof(caught[0]))
 
 /* Filled outside any handler (at load and in a forked child): the handler formats nothing. */
 static char out_path[PATH_MAX], raw_path[PATH_MAX + 8], tmp_path[PATH_MAX + 32];
@@ -61,18 +69,9 @@ static void say(const char *a, const char *b, const char *c, const char *d)
 /* The signal's name, for messages: "SIGTERM". */
 static const char *signame(int sig)
 {
-    static const struct {
-        int sig;
-        const char *name;
-    } names[] = {{SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGPIPE, "SIGPIPE"},
-                 {SIGTERM, "SIGTERM"}, {SIGALRM, "SIGALRM"}, {SIGUSR1, "SIGUSR1"},
-                 {SIGUSR2, "SIGUSR2"}, {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"},
-                 {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},   {SIGTRAP, "SIGTRAP"},
-                 {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
-                 {SIGSEGV, "SIGSEGV"}, {SIGSYS, "SIGSYS"}};
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        if (names[i].sig == sig)
-            return names[i].name;
+    for (size_t i = 0; i < NCAUGHT; i++)
+        if (caught[i].sig == sig)
+            return caught[i].name;
     return "a signal";
 }
 
@@ -232,15 +231,15 @@ void fnp_signals_init(const char *tool)
         stack_t ss = {.ss_sp = altstack, .ss_size = sizeof(altstack)};
         sigaltstack(&ss, NULL);
     }
-    for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++) {
+    for (size_t i = 0; i < NCAUGHT; i++) {
         struct sigaction old_act, act;
-        if (!real_sigaction || real_sigaction(caught[i], NULL, &old_act) != 0 ||
+        if (!real_sigaction || real_sigaction(caught[i].sig, NULL, &old_act) != 0 ||
             old_act.sa_handler != SIG_DFL || (old_act.sa_flags & SA_SIGINFO))
             continue;
         memset(&act, 0, sizeof(act));
         act.sa_sigaction = on_signal;
         act.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
         sigfillset(&act.sa_mask);
-        real_sigaction(caught[i], &act, NULL);
+        real_sigaction(caught[i].sig, &act, NULL);
     }
 }

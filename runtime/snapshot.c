@@ -103,7 +103,7 @@ static int64_t index_of(const struct node_index *map, size_t n, const struct fnp
     return hit ? (int64_t)hit->index : -1;
 }
 
-/* A link's calls and ticks go to its target; its ticks off its parent's own time. */
+/* A link's calls and ticks go to its target (fnp_raw_add_link). */
 static int add_links(struct fnp_snapshot *s, struct fnp_thread *t, struct node_index *map,
                      size_t nmap, const struct open_frame *open, size_t nopen)
 {
@@ -113,22 +113,11 @@ static int add_links(struct fnp_snapshot *s, struct fnp_thread *t, struct node_i
         int64_t to = index_of(map, nmap, l->target);
         if (to < 0)
             return -EINVAL; /* a target outside the tree: never made so */
-        uint64_t ticks = __atomic_load_n(&l->ticks, __ATOMIC_RELAXED) + open_ticks(open, nopen, l);
-        s->nodes[to].ncalls += __atomic_load_n(&l->ncalls, __ATOMIC_RELAXED);
-        s->nodes[to].ticks += ticks;
-        if (l->open_flags & FNP_OPEN_GIVEN) {
-            /* Merged beyond the cap: the calls' callers are unknown, so the target's tree
-             * parent, a node of the same caller function, stands for them all. */
-            s->nodes[to].flags = (uint32_t)l->open_flags;
-            continue;
-        }
-        /* The target's tree parent did not make these calls: its children's ticks
-         * overstate what it spent in them. */
-        if (s->nodes[to].parent != UINT32_MAX)
-            s->nodes[s->nodes[to].parent].back -= (int64_t)ticks;
         int64_t from = index_of(map, nmap, l->parent);
-        if (from >= 0)
-            s->nodes[from].back += (int64_t)ticks;
+        fnp_raw_add_link(s->nodes, (uint32_t)to, from < 0 ? FNP_NO_PARENT : (uint32_t)from,
+                         __atomic_load_n(&l->ncalls, __ATOMIC_RELAXED),
+                         __atomic_load_n(&l->ticks, __ATOMIC_RELAXED) + open_ticks(open, nopen, l),
+                         (uint32_t)l->open_flags);
     }
     return 0;
 }
@@ -183,15 +172,9 @@ int fnp_snapshot_add_thread(struct fnp_snapshot *s, struct fnp_thread *t, uint32
             n = child;
             continue;
         }
-        while (n && !n->next_sibling) {
-            n = n->parent;
-            if (n == &t->root)
-                n = NULL;
-            else
-                depth--;
-        }
-        if (n)
-            n = n->next_sibling;
+        size_t up = 0;
+        n = fnp_cct_after(t, n, &up);
+        depth -= up;
     }
     if (!rc && linked)
         rc = add_links(s, t, map, nmap, open, nopen);

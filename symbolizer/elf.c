@@ -427,20 +427,29 @@ static bool headers_fit(Elf *e, uint64_t size)
     return ph_end <= size && sh_end <= size && (eh.e_shoff != 0 || eh.e_phoff != 0);
 }
 
+/* path opened for reading if it is a regular file (O_NONBLOCK: a FIFO there must not hang
+ * the dump); the fd, or -errno of open(2), or -ENOEXEC; *st gets its fstat. */
+static int open_regular(const char *path, struct stat *st)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return -errno;
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+        close(fd);
+        return -ENOEXEC;
+    }
+    return fd;
+}
+
 int fnp_elf_load(const char *path, struct fnp_elf_file *out)
 {
     memset(out, 0, sizeof *out);
     if (elf_version(EV_CURRENT) == EV_NONE)
         return -ENOEXEC;
-    /* O_NONBLOCK: a FIFO at path must not hang the dump; it is rejected below. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return -errno;
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return -ENOEXEC;
-    }
+    int fd = open_regular(path, &st);
+    if (fd < 0)
+        return fd;
     Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
     int err = -ENOEXEC;
     if (e && elf_kind(e) == ELF_K_ELF && gelf_getclass(e) != ELFCLASSNONE &&
@@ -456,14 +465,10 @@ int fnp_elf_load(const char *path, struct fnp_elf_file *out)
 
 int fnp_elf_crc32(const char *path, uint32_t *crc)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return -errno;
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return -ENOEXEC;
-    }
+    int fd = open_regular(path, &st);
+    if (fd < 0)
+        return fd;
     unsigned char buf[65536];
     uLong c = crc32(0, Z_NULL, 0);
     ssize_t got;

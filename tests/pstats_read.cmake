@@ -32,49 +32,36 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
     get_target_property(fnp_fuzz_read_sources fnp_profile_read SOURCES)
     list(APPEND fnp_fuzz_sources ${fnp_fuzz_read_sources})
     list(TRANSFORM fnp_fuzz_sources PREPEND ${fnp_fuzz_dir}/ REGEX "^[^/]")
-    add_executable(fuzz_pstats_read ${CMAKE_CURRENT_LIST_DIR}/fuzz_pstats_read.c
-                   ${fnp_fuzz_sources})
-    set_target_properties(fuzz_pstats_read PROPERTIES C_STANDARD 11)
-    target_include_directories(fuzz_pstats_read PRIVATE ${fnp_fuzz_dir})
-    target_compile_definitions(fuzz_pstats_read PRIVATE _GNU_SOURCE)
-    target_compile_options(fuzz_pstats_read PRIVATE -Wall -Wextra -Wshadow -g -O1
-                           -fsanitize=fuzzer,address,undefined
-                           -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
-    target_link_options(fuzz_pstats_read PRIVATE -fsanitize=fuzzer,address,undefined)
-    target_link_libraries(fuzz_pstats_read PRIVATE m)
+    # fnp_fuzz_target(<name> <max_len> [libFuzzer arguments...]): tests/<name>.c with the
+    # profile sources, run ~20 s as the test fuzz.<name minus fuzz_>. New inputs it finds
+    # accumulate in <name>.corpus in the build tree; an input that fails lands beside them
+    # as <name>.crash-<sha1> (rerun the target with that file to see why).
+    function(fnp_fuzz_target name max_len)
+        add_executable(${name} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/${name}.c ${fnp_fuzz_sources})
+        set_target_properties(${name} PROPERTIES C_STANDARD 11)
+        target_include_directories(${name} PRIVATE ${fnp_fuzz_dir}
+                                   ${PROJECT_SOURCE_DIR}/symbolizer)
+        target_compile_definitions(${name} PRIVATE _GNU_SOURCE)
+        target_compile_options(${name} PRIVATE -Wall -Wextra -Wshadow -g -O1
+                               -fsanitize=fuzzer,address,undefined
+                               -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+        target_link_options(${name} PRIVATE -fsanitize=fuzzer,address,undefined)
+        target_link_libraries(${name} PRIVATE m)
+        set(corpus ${CMAKE_CURRENT_BINARY_DIR}/${name}.corpus)
+        file(MAKE_DIRECTORY ${corpus})
+        string(REPLACE "fuzz_" "fuzz." test ${name})
+        add_test(NAME ${test}
+                 COMMAND ${name} -max_total_time=20 -timeout=10 -rss_limit_mb=2048
+                         -max_len=${max_len} -print_final_stats=1
+                         -artifact_prefix=${CMAKE_CURRENT_BINARY_DIR}/${name}. ${corpus} ${ARGN})
+        set_tests_properties(${test} PROPERTIES LABELS fuzz TIMEOUT 120)
+    endfunction()
 
-    # ~20 s from the CPython files; new inputs it finds accumulate in the build tree, and
-    # an input that fails lands beside them as fuzz_pstats_read.crash-<sha1> (rerun the
-    # target with that file to see why).
-    set(fnp_fuzz_corpus ${CMAKE_CURRENT_BINARY_DIR}/fuzz_pstats_read.corpus)
-    file(MAKE_DIRECTORY ${fnp_fuzz_corpus})
-    add_test(NAME fuzz.pstats_read
-             COMMAND fuzz_pstats_read -max_total_time=20 -timeout=10
-                     -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1
-                     -artifact_prefix=${CMAKE_CURRENT_BINARY_DIR}/fuzz_pstats_read.
-                     -dict=${CMAKE_CURRENT_LIST_DIR}/data/pstats.dict
-                     ${fnp_fuzz_corpus} ${FNP_PSTATS_DATA}/prof)
-    set_tests_properties(fuzz.pstats_read PROPERTIES LABELS fuzz FIXTURES_REQUIRED pstats_data
-                         TIMEOUT 120)
-
-    add_executable(fuzz_raw_read ${CMAKE_CURRENT_LIST_DIR}/fuzz_raw_read.c ${fnp_fuzz_sources})
-    set_target_properties(fuzz_raw_read PROPERTIES C_STANDARD 11)
-    target_include_directories(fuzz_raw_read PRIVATE ${fnp_fuzz_dir}
-                               ${PROJECT_SOURCE_DIR}/symbolizer)
-    target_compile_definitions(fuzz_raw_read PRIVATE _GNU_SOURCE)
-    target_compile_options(fuzz_raw_read PRIVATE -Wall -Wextra -Wshadow -g -O1
-                           -fsanitize=fuzzer,address,undefined
-                           -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
-    target_link_options(fuzz_raw_read PRIVATE -fsanitize=fuzzer,address,undefined)
-    target_link_libraries(fuzz_raw_read PRIVATE m)
-    set(fnp_fuzz_raw_corpus ${CMAKE_CURRENT_BINARY_DIR}/fuzz_raw_read.corpus)
-    file(MAKE_DIRECTORY ${fnp_fuzz_raw_corpus})
-    add_test(NAME fuzz.raw_read
-             COMMAND fuzz_raw_read -max_total_time=20 -timeout=10 -rss_limit_mb=2048
-                     -max_len=8192 -print_final_stats=1
-                     -artifact_prefix=${CMAKE_CURRENT_BINARY_DIR}/fuzz_raw_read.
-                     ${fnp_fuzz_raw_corpus})
-    set_tests_properties(fuzz.raw_read PROPERTIES LABELS fuzz TIMEOUT 120)
+    # The pstats reader starts from the CPython files; the raw reader from its own sample.
+    fnp_fuzz_target(fuzz_pstats_read 65536 -dict=${CMAKE_CURRENT_LIST_DIR}/data/pstats.dict
+                    ${FNP_PSTATS_DATA}/prof)
+    set_tests_properties(fuzz.pstats_read PROPERTIES FIXTURES_REQUIRED pstats_data)
+    fnp_fuzz_target(fuzz_raw_read 8192)
 else()
     message(STATUS "fuzz_pstats_read: needs clang (configure a build with CC=clang)")
 endif()

@@ -97,21 +97,13 @@ static int symbolize(const char *raw_path, const char *output, int quiet)
         rc = fnp_write_file_atomic(output, write_profile, &prof);
     if (rc) {
         fnp_cli_error("symbolize", "%s: %s", output, strerror(-rc));
-    } else if (raw.raw.merged) {
-        fnp_cli_error(NULL,
-                      "%llu calls in calling contexts beyond PROF_MAX_NODES=%llu were "
-                      "merged by caller",
-                      (unsigned long long)raw.raw.merged, (unsigned long long)raw.raw.max_nodes);
     }
+    char line[1024];
+    if (!rc && fnp_raw_merged_line(line, sizeof(line), &raw.raw))
+        fnp_cli_error(NULL, "%s", line);
     if (!rc && !quiet) {
-        uint64_t calls = 0;
-        for (size_t i = 0; i < raw.raw.n; i++)
-            calls += raw.raw.nodes[i].ncalls;
-        fnp_cli_error(NULL, "wrote %s (%zu functions, %llu calls, %llu thread%s%s)", output,
-                      prof.nfuncs, (unsigned long long)calls, (unsigned long long)raw.threads_seen,
-                      raw.threads_seen == 1 ? "" : "s",
-                      raw.raw.count_only ? "; count-only: no times taken, 1 call counts as 1 second"
-                                         : "");
+        fnp_raw_wrote_line(line, sizeof(line), &raw.raw, output, prof.nfuncs, raw.threads_seen);
+        fnp_cli_error(NULL, "%s", line);
     }
     fnp_profile_free(&prof);
     fnp_raw_file_free(&raw);

@@ -43,9 +43,11 @@ class Failure(Exception):
 
 
 def clean_env():
-    """The environment without anything that would change fnprof's or the loader's behaviour."""
+    """The environment without anything that would change fnprof's, the loader's or a
+    sanitizer's behaviour (tests/robust/run_robust.py runs with it too)."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PROF_", "FNPROF_")) and k not in ("LD_PRELOAD", "LD_AUDIT")}
+           if not k.startswith(("PROF_", "FNPROF_", "TSAN_", "ASAN_", "LSAN_"))
+           and k not in ("LD_PRELOAD", "LD_AUDIT")}
     env["LC_ALL"] = "C"
     return env
 

@@ -42,6 +42,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "e2e"))
 sys.dont_write_bytecode = True
 
 import compare  # noqa: E402  (e2e: load_pstats, check_invariants, decl_lines)
+from run_case import clean_env, show  # noqa: E402  (e2e: the same environment and echo)
 
 PROGS = os.path.join(HERE, "progs")
 ROOT_KEY = ("~", 0, "<process>")
@@ -91,23 +92,6 @@ class AtLeast:
 
 
 # ---- running commands ------------------------------------------------------------------
-
-def clean_env():
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PROF_", "FNPROF_", "TSAN_", "ASAN_", "LSAN_"))
-           and k not in ("LD_PRELOAD", "LD_AUDIT")}
-    env["LC_ALL"] = "C"
-    return env
-
-
-def show(cmd, env_extra=None, cwd=None):
-    text = " ".join(shlex.quote(c) for c in cmd)
-    if env_extra:
-        text = " ".join("%s=%s" % (k, shlex.quote(v)) for k, v in env_extra.items()) + " " + text
-    if cwd:
-        text = "(cd %s && %s)" % (shlex.quote(cwd), text)
-    print("$ " + text, flush=True)
-
 
 class Result:
     def __init__(self, status, out, err, pid, wall):
