@@ -609,22 +609,29 @@ def report(ws, calls, samples, side, irs, fnprof_counts, quick):
 
     # targets, from the same medians
     trows = []
+
+    def cell(f):  # "-" where a configuration it needs did not run (--configs)
+        try:
+            return f()
+        except KeyError:
+            return "-"
+
     for w in ws:
         d, c = W[w.name], calls[w.name]
         above = lambda k, ref="floor": (d[k] - d[ref]) / c  # noqa: E731
         # a reference per call smaller than this is within run-to-run noise
         noise = 1.0
-        r2 = (d["fnprof"] - d["base"]) / (d["uftrace"] - d["base"])
+        r2 = lambda: (d["fnprof"] - d["base"]) / (d["uftrace"] - d["base"])  # noqa: E731
         r4 = (d["fnprof-off"] - d["floor"]) / d["floor"]
         ex = d.get("fnprof:exit")
         r5 = ex / d["fnprof"] if ex is not None else None
         trows.append([
             w.name,
-            ratio_cell(above("fnprof"), above("limit"), 1.25, noise),
-            f"{r2:.2f} {verdict(r2, 0.5)}",
-            ratio_cell(above("fnprof-count", "base"), above("limit-notime", "base"), 1.5,
-                       noise),
-            ratio_cell(above("fnprof-count"), above("limit-notime"), 1.5, noise),
+            cell(lambda: ratio_cell(above("fnprof"), above("limit"), 1.25, noise)),
+            cell(lambda: f"{r2():.2f} {verdict(r2(), 0.5)}"),
+            cell(lambda: ratio_cell(above("fnprof-count", "base"),
+                                    above("limit-notime", "base"), 1.5, noise)),
+            cell(lambda: ratio_cell(above("fnprof-count"), above("limit-notime"), 1.5, noise)),
             f"{100 * r4:+.1f}% {verdict(abs(r4), 0.02)}",
             "-" if r5 is None else f"{100 * r5:.1f}%"
             + (f" {verdict(r5, 0.05)}" if w.name in ("lua", "sqlite") else "")])
@@ -643,6 +650,8 @@ def report(ws, calls, samples, side, irs, fnprof_counts, quick):
         out.append("threads: cost per call per thread, tiny on 2 threads (each making tiny's "
                    "calls) vs 1 (target: fnprof >floor within 10%):")
         for config in ("fnprof", "fnprof-count", "limit", "limit-notime", "floor"):
+            if config not in t1:
+                continue
             pb1, pb2 = (t1[config] - t1["base"]) / c1, (t2[config] - t2["base"]) / c2
             line = f"  {config:13s} >base {pb1:5.1f} -> {pb2:5.1f} ns ({pb2 / pb1:.2f}x)"
             if config != "floor":
@@ -718,6 +727,8 @@ def main():
     ap.add_argument("--only", help="comma-separated workloads")
     ap.add_argument("--no-callgrind", action="store_true", help="skip both callgrind parts")
     ap.add_argument("--label", default="", help="what was measured (printed in the header)")
+    ap.add_argument("--configs", help="comma-separated configurations to run (base, floor and "
+                    "fnprof-off always run; a target whose configurations did not run shows -)")
     args = ap.parse_args()
 
     t_start = time.monotonic()
@@ -728,6 +739,15 @@ def main():
         if unknown:
             sys.exit(f"bench: unknown workload(s) {', '.join(sorted(unknown))}")
         ws = [w for w in ws if w.name in keep]
+    if args.configs:
+        keep = set(args.configs.split(",")) | {"base", "floor", "fnprof-off"}
+        unknown = keep - set(CONFIGS)
+        if unknown:
+            sys.exit(f"bench: unknown configuration(s) {', '.join(sorted(unknown))}")
+        CONFIGS[:] = [c for c in CONFIGS if c in keep]
+        for w in ws:
+            for c in [c for c in w.side if c != "callgrind" and c not in keep]:
+                w.side.pop(c)
     lib_dir = Path(args.lib).resolve()
     if not (lib_dir / "libfnprof.so").exists():
         sys.exit(f"bench: {lib_dir}/libfnprof.so not found")
@@ -751,7 +771,7 @@ def main():
     samples = run.timed(ws, size, rounds)
     fnprof_counts = {}
     for w in ws:
-        got = {s.get("fnprof_calls") for s in samples[(w.name, "fnprof-count")]} - {None}
+        got = {s.get("fnprof_calls") for s in samples.get((w.name, "fnprof-count"), [])} - {None}
         if got:
             fnprof_counts[w.name] = max(got)
     side = run.side_runs(ws, rounds, args.quick)

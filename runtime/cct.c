@@ -9,7 +9,7 @@
 
 #include "runtime.h"
 
-#define FIRST_TABLE 256
+#define FIRST_TABLE_BITS 8
 /* Longest recursion cycle folded (a -> b -> ... -> a with up to this many functions). */
 #define MAX_PERIOD 32
 
@@ -17,26 +17,41 @@ uint64_t fnp_nodes_total;
 
 #define slot_of fnp_cct_slot
 
-/* Doubles a table. Only the owner thread reads it, so the old one can go. */
+/* Puts n in its home slot or the first free one after it; -1 when it runs off the end. */
+static int table_place(struct fnp_node **slots, size_t len, unsigned shift, struct fnp_node *n)
+{
+    for (size_t j = slot_of(n->parent, n->fn, shift); j < len; j++)
+        if (!slots[j]) {
+            slots[j] = n;
+            return 0;
+        }
+    return -1;
+}
+
+/* Doubles a table (more if a run of its entries would not fit before the end). Only the
+ * owner thread reads it, so the old one can go. */
 static int table_grow(struct fnp_table *tb)
 {
-    size_t cap = tb->slots ? (tb->mask + 1) * 2 : FIRST_TABLE;
-    struct fnp_node **slots = fnp_pages(cap * sizeof(*slots));
-    if (!slots)
-        return -ENOMEM;
-    for (size_t i = 0; tb->slots && i <= tb->mask; i++) {
-        struct fnp_node *n = tb->slots[i];
-        if (!n)
-            continue;
-        size_t j = slot_of(n->parent, n->fn, cap - 1);
-        while (slots[j])
-            j = (j + 1) & (cap - 1);
-        slots[j] = n;
+    unsigned shift = tb->slots ? tb->shift : 64 - FIRST_TABLE_BITS + 1;
+    struct fnp_node **slots;
+    size_t len;
+    for (;;) {
+        shift--;
+        len = ((size_t)1 << (64 - shift)) + FNP_TABLE_SPILL;
+        if (!(slots = fnp_pages(len * sizeof(*slots))))
+            return -ENOMEM;
+        size_t i = 0;
+        while (i < tb->len && (!tb->slots[i] || !table_place(slots, len, shift, tb->slots[i])))
+            i++;
+        if (i == tb->len)
+            break;
+        munmap(slots, len * sizeof(*slots));
     }
     if (tb->slots)
-        munmap(tb->slots, (tb->mask + 1) * sizeof(*tb->slots));
+        munmap(tb->slots, tb->len * sizeof(*tb->slots));
     tb->slots = slots;
-    tb->mask = cap - 1;
+    tb->len = len;
+    tb->shift = shift;
     return 0;
 }
 
@@ -46,7 +61,7 @@ static struct fnp_node *table_find(const struct fnp_table *tb, const struct fnp_
 {
     if (!tb->slots)
         return NULL;
-    for (size_t j = slot_of(parent, fn, tb->mask); tb->slots[j]; j = (j + 1) & tb->mask)
+    for (size_t j = slot_of(parent, fn, tb->shift); j < tb->len && tb->slots[j]; j++)
         if (tb->slots[j]->parent == parent && tb->slots[j]->fn == fn)
             return tb->slots[j];
     return NULL;
@@ -54,12 +69,13 @@ static struct fnp_node *table_find(const struct fnp_table *tb, const struct fnp_
 
 static int table_add(struct fnp_table *tb, struct fnp_node *n)
 {
-    if ((!tb->slots || (tb->count + 1) * 2 > tb->mask + 1) && table_grow(tb))
-        return -ENOMEM;
-    size_t j = slot_of(n->parent, n->fn, tb->mask);
-    while (tb->slots[j])
-        j = (j + 1) & tb->mask;
-    tb->slots[j] = n;
+    if (!tb->slots || (tb->count + 1) * 2 > (size_t)1 << (64 - tb->shift)) {
+        if (table_grow(tb))
+            return -ENOMEM;
+    }
+    while (table_place(tb->slots, tb->len, tb->shift, n))
+        if (table_grow(tb))
+            return -ENOMEM;
     tb->count++;
     return 0;
 }
@@ -221,6 +237,28 @@ fail:
     return NULL;
 }
 
+/* An array of cap frames after a sentinel frame for the root: frames[-1].node is the
+ * root, so the hooks find the caller of a call at any depth d as frames[d - 1].node,
+ * without a branch for d == 0. NULL when mmap fails. */
+static struct fnp_frame *new_frames(struct fnp_thread *t, uint32_t cap)
+{
+    struct fnp_frame *base = fnp_pages(((size_t)cap + 1) * sizeof(*base));
+    if (!base)
+        return NULL;
+    base[0].node = &t->root;
+    return base + 1;
+}
+
+FNP_NOINSTR int fnp_cct_init_stack(struct fnp_thread *t, uint32_t cap)
+{
+    struct fnp_frame *frames = new_frames(t, cap);
+    if (!frames)
+        return -ENOMEM;
+    t->frames = frames;
+    t->cap = cap;
+    return 0;
+}
+
 FNP_NOINSTR int fnp_cct_grow_stack(struct fnp_thread *t)
 {
     if (t->busy)
@@ -228,7 +266,7 @@ FNP_NOINSTR int fnp_cct_grow_stack(struct fnp_thread *t)
     uint32_t cap = t->cap * 2;
     if (cap < t->cap)
         return -ENOMEM;
-    struct fnp_frame *frames = fnp_pages((size_t)cap * sizeof(*frames));
+    struct fnp_frame *frames = new_frames(t, cap);
     if (!frames) {
         t->skipped++;
         return -ENOMEM;
@@ -239,7 +277,7 @@ FNP_NOINSTR int fnp_cct_grow_stack(struct fnp_thread *t)
      * pushed. A million-deep stack so costs its last array, not all of them. */
     struct fnp_frame *old = t->frames;
     __atomic_store_n(&t->frames, frames, __ATOMIC_RELEASE);
-    madvise(old, (size_t)t->cap * sizeof(*old), MADV_DONTNEED);
+    madvise(old - 1, ((size_t)t->cap + 1) * sizeof(*old), MADV_DONTNEED);
     t->cap = cap;
     return 0;
 }

@@ -62,6 +62,18 @@ double fnp_clock_tick_seconds(void)
     return (double)ns * 1e-9 / (double)ticks;
 }
 
+uint64_t fnp_clock_mode(void)
+{
+    switch (fnp_clock_kind) {
+    case FNP_CLOCK_TSC:
+        return 0;
+    case FNP_CLOCK_NONE:
+        return FNP_ON_COUNT;
+    default:
+        return FNP_ON_CLOCK_CALL;
+    }
+}
+
 const char *fnp_clock_name(void)
 {
     static const char *const names[] = {"tsc", "monotonic", "none"};

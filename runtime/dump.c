@@ -153,7 +153,7 @@ __attribute__((constructor)) static void fnp_load(void)
     fnp_symload_init();
     fnp_signals_init(fnp_symload_tool());
     pthread_atfork(NULL, NULL, fnp_forked_child);
-    __atomic_store_n(&fnp_recording, FNP_ON, __ATOMIC_RELEASE);
+    __atomic_store_n(&fnp_recording, FNP_ON | fnp_clock_mode(), __ATOMIC_RELEASE);
 }
 
 __attribute__((destructor)) static void fnp_unload(void)

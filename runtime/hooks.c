@@ -3,14 +3,15 @@
  * Exported with default visibility: they must interpose glibc's no-op pair, whether
  * libfnprof.so is linked or LD_PRELOADed, and libfnprof.a must win at static link time.
  *
- * Steady path: the recording flag (inert test, one predictable branch when PROF_OUTPUT is
- * unset), the thread's state from initial-exec TLS, the child entered last, one rdtsc (or
- * none in count-only mode), a push or a pop. It makes no call, so it saves no register;
- * everything else is reached by a tail call.
+ * Steady path: one load of fnp_recording (zero: return; its mode bits pick timed or
+ * count-only), the thread's state from initial-exec TLS, the child entered last, one
+ * rdtsc (none in count-only mode), a push or a pop. It makes no call, so it saves no
+ * register; everything else is reached by a tail call.
  */
 #include "runtime.h"
 
 #define FNP_HOOK __attribute__((visibility("default"), no_instrument_function))
+#define FNP_INLINE static inline __attribute__((always_inline, no_instrument_function))
 
 /*
  * A frame's sp: the caller's stack pointer before the call, less 16 (where a hook with a
@@ -19,9 +20,9 @@
  */
 #define FNP_CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa() - 16)
 
-/* Everything but the steady case (first call of a thread, stack full, a child not the
- * last one entered), out of line: the steady path then saves no register at all and
- * reaches this by a tail call. */
+/* Everything but the steady case (first call of a thread, stack full, a clock that is a
+ * call), out of line: the steady path then saves no register at all and reaches this by
+ * a tail call. */
 static FNP_COLD void enter_slow(uintptr_t key, uintptr_t sp)
 {
     struct fnp_thread *t = fnp_tls;
@@ -32,19 +33,61 @@ static FNP_COLD void enter_slow(uintptr_t key, uintptr_t sp)
 
 /* Another child than the one entered last from this caller (a caller that calls many
  * functions in turn): found by a short inline probe of the table, out of line itself so
- * that the steady path keeps every register free. */
-static __attribute__((noinline, no_instrument_function)) void
-enter_other_child(struct fnp_thread *t, struct fnp_node *parent, uintptr_t key, uintptr_t sp)
+ * that the steady path keeps every register free. One copy per mode. */
+FNP_INLINE void other_child(struct fnp_thread *t, struct fnp_node *parent, uintptr_t key,
+                            uintptr_t sp, int timed)
 {
     uint32_t d = t->depth;
     struct fnp_node *n = fnp_cct_probe(t, parent, key);
-    uint64_t now;
-    if (!n || d >= t->cap || !fnp_clock_inline(&now)) {
+    if (!n || d >= t->cap) {
         enter_slow(key, sp);
         return;
     }
     parent->hot = n;
-    fnp_cct_push(t, d, n, now, sp);
+    fnp_cct_push_as(t, d, n, timed ? fnp_clock_tsc() : 0, sp, timed);
+}
+
+static __attribute__((noinline, no_instrument_function)) void
+other_child_timed(struct fnp_thread *t, struct fnp_node *parent, uintptr_t key, uintptr_t sp)
+{
+    other_child(t, parent, key, sp, 1);
+}
+
+static __attribute__((noinline, no_instrument_function)) void
+other_child_count(struct fnp_thread *t, struct fnp_node *parent, uintptr_t key, uintptr_t sp)
+{
+    other_child(t, parent, key, sp, 0);
+}
+
+/* The steady enter, timed (rdtsc) or count-only; timed is a constant. */
+FNP_INLINE void enter_as(uintptr_t key, uintptr_t sp, int timed)
+{
+    struct fnp_thread *t = fnp_tls;
+    if (FNP_UNLIKELY(!t)) {
+        enter_slow(key, sp);
+        return;
+    }
+    uint32_t d = t->depth;
+    struct fnp_node *parent = t->frames[(ptrdiff_t)d - 1].node; /* [-1]: the root */
+    struct fnp_node *n = parent->hot;
+    if (FNP_UNLIKELY(!n || n->fn != key)) {
+        if (timed)
+            other_child_timed(t, parent, key, sp);
+        else
+            other_child_count(t, parent, key, sp);
+        return;
+    }
+    if (FNP_UNLIKELY(d >= t->cap)) {
+        enter_slow(key, sp);
+        return;
+    }
+    fnp_cct_push_as(t, d, n, timed ? fnp_clock_tsc() : 0, sp, timed);
+}
+
+static __attribute__((noinline, no_instrument_function)) void enter_count(uintptr_t key,
+                                                                          uintptr_t sp)
+{
+    enter_as(key, sp, 0);
 }
 
 FNP_HOOK void __cyg_profile_func_enter(void *fn, void *call_site)
@@ -54,24 +97,12 @@ FNP_HOOK void __cyg_profile_func_enter(void *fn, void *call_site)
     if (FNP_UNLIKELY(!rec))
         return;
     uintptr_t key = fnp_key((uintptr_t)fn, rec), sp = FNP_CALLER_SP();
-    struct fnp_thread *t = fnp_tls;
-    if (FNP_UNLIKELY(!t)) {
+    if (FNP_LIKELY(!(rec & FNP_ON_MODES)))
+        enter_as(key, sp, 1);
+    else if (rec & FNP_ON_COUNT)
+        enter_count(key, sp);
+    else
         enter_slow(key, sp);
-        return;
-    }
-    uint32_t d = t->depth;
-    struct fnp_node *parent = d ? t->frames[d - 1].node : &t->root;
-    struct fnp_node *n = parent->hot;
-    uint64_t now;
-    if (FNP_UNLIKELY(!n || n->fn != key)) {
-        enter_other_child(t, parent, key, sp);
-        return;
-    }
-    if (FNP_UNLIKELY(d >= t->cap || !fnp_clock_inline(&now))) {
-        enter_slow(key, sp);
-        return;
-    }
-    fnp_cct_push(t, d, n, now, sp);
 }
 
 static FNP_COLD void exit_slow(struct fnp_thread *t, uintptr_t fn)
@@ -82,15 +113,16 @@ static FNP_COLD void exit_slow(struct fnp_thread *t, uintptr_t fn)
 FNP_HOOK void __cyg_profile_func_exit(void *fn, void *call_site)
 {
     (void)call_site;
-    if (FNP_UNLIKELY(!__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED)))
+    uint64_t rec = __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED);
+    if (FNP_UNLIKELY(!rec))
         return;
     struct fnp_thread *t = fnp_tls;
     if (FNP_UNLIKELY(!t))
         return;
-    uint64_t now;
-    if (FNP_UNLIKELY(!fnp_clock_inline(&now))) {
+    if (FNP_LIKELY(!(rec & FNP_ON_MODES)))
+        fnp_cct_exit_as(t, (uintptr_t)fn, fnp_clock_tsc(), 1);
+    else if (rec & FNP_ON_COUNT)
+        fnp_cct_exit_as(t, (uintptr_t)fn, 0, 0);
+    else
         exit_slow(t, (uintptr_t)fn);
-        return;
-    }
-    fnp_cct_exit(t, (uintptr_t)fn, now);
 }

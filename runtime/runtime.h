@@ -52,10 +52,18 @@ struct fnp_node {
     struct fnp_node *target; /* NULL for a tree node; a link's target */
 };
 
-/* Open-addressing table of nodes and links by (parent, fn); owner thread only. */
+/*
+ * Open-addressing table of nodes and links by (parent, fn), linear probing, at most half
+ * full; owner thread only. A key's home slot is one of 2^(64 - shift); the array has
+ * FNP_TABLE_SPILL slots more, so that a probe runs forward without wrapping (the hooks'
+ * probe reads 4 slots from the home one with no bound check). A run that would go past
+ * the end grows the table instead.
+ */
+#define FNP_TABLE_SPILL 32
 struct fnp_table {
     struct fnp_node **slots;
-    size_t mask;
+    size_t len;     /* slots: 2^(64 - shift) homes + FNP_TABLE_SPILL */
+    unsigned shift; /* fnp_cct_slot takes the hash's top 64 - shift bits */
     size_t count;
 };
 
@@ -81,7 +89,8 @@ struct fnp_arena {
 struct fnp_thread {
     uint32_t depth;              /* shared: open frames; stored with release after the frame */
     uint32_t cap;                /* owner: frames available */
-    struct fnp_frame *frames;    /* shared: published with release when grown */
+    struct fnp_frame *frames;    /* shared: published with release when grown; frames[-1]
+                                    is a sentinel whose node is the root (cct.c) */
     struct fnp_node root;        /* shared: children are this thread's outermost calls */
     uint32_t busy;               /* owner: inside the cold path (node creation); see hooks.c */
     uint32_t in_use;             /* shared: 1 while a live thread owns this state; a thread that
@@ -109,26 +118,32 @@ struct fnp_thread {
     uint32_t jmp_next;
 };
 
-/* Home slot of (parent, fn) in a table of mask + 1 slots. */
+/* Home slot of (parent, fn) in a table whose shift is shift. Multiplicative (Fibonacci)
+ * hashing, top bits: the children of one caller are functions at evenly spaced addresses,
+ * which the multiply spreads evenly over the table. The earlier mix (low bits after an
+ * xor-fold) sent 8% of 5,000 such siblings 4 or more slots past their home (bench many). */
 static inline FNP_NOINSTR size_t fnp_cct_slot(const struct fnp_node *parent, uintptr_t fn,
-                                              size_t mask)
+                                              unsigned shift)
 {
-    uint64_t h = ((uint64_t)(uintptr_t)parent >> 4) ^ ((uint64_t)fn * 0x9e3779b97f4a7c15ull);
-    return (size_t)(h ^ (h >> 32)) & mask;
+    uint64_t h = ((uint64_t)fn * 0x9e3779b97f4a7c15ull) ^ (uint64_t)(uintptr_t)parent;
+    return (size_t)((h * 0xff51afd7ed558ccdull) >> shift);
 }
 
 /* The child of parent for fn when it sits within 4 slots of its home slot (nearly all do:
  * the table is at most half full), else NULL. For the hooks' steady path when the hot
  * child is another one; not while the thread is inside the cold path (busy), which may be
- * growing the table. */
-static inline FNP_NOINSTR struct fnp_node *
-fnp_cct_probe(const struct fnp_thread *t, const struct fnp_node *parent, uintptr_t fn)
+ * growing the table. Under a link the children are its target's (fnp_cct_child); under
+ * the node cap they are found by class, which the cold path does. */
+static inline FNP_NOINSTR struct fnp_node *fnp_cct_probe(const struct fnp_thread *t,
+                                                         const struct fnp_node *from, uintptr_t fn)
 {
+    const struct fnp_node *parent = from->target ? from->target : from;
     if (!t->contexts.slots || t->busy || parent->target)
         return NULL;
-    size_t mask = t->contexts.mask, j = fnp_cct_slot(parent, fn, mask);
-    for (int i = 0; i < 4; i++, j = (j + 1) & mask) {
-        struct fnp_node *n = t->contexts.slots[j];
+    struct fnp_node *const *s = t->contexts.slots + fnp_cct_slot(parent, fn, t->contexts.shift);
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; i++) {
+        struct fnp_node *n = s[i];
         if (!n)
             return NULL;
         if (n->parent == parent && n->fn == fn)
@@ -159,6 +174,8 @@ extern uint64_t fnp_nodes_total;
 /* Cold path of enter: the child of parent for fn (a node or a link), created if new; NULL
  * when out of memory. Sets parent->hot. */
 struct fnp_node *fnp_cct_child(struct fnp_thread *t, struct fnp_node *parent, uintptr_t fn);
+/* A new thread's shadow stack of cap frames; 0 or -ENOMEM. */
+int fnp_cct_init_stack(struct fnp_thread *t, uint32_t cap);
 /* Cold path of enter: room for one more frame; 0 or -ENOMEM. */
 int fnp_cct_grow_stack(struct fnp_thread *t);
 /* Cold path of exit: fn is not the innermost open function. Closes the frames opened
@@ -171,25 +188,36 @@ void fnp_cct_unwind(struct fnp_thread *t, uintptr_t sp, uint64_t now);
 /* Closes at now the open frames from index depth up (a longjmp to a known setjmp). */
 void fnp_cct_cut(struct fnp_thread *t, uint32_t depth, uint64_t now);
 
-/* Pushes the frame of a call of node n at depth d and counts the call.
+/* Pushes the frame of a call of node n at depth d and counts the call; timed is a
+ * constant (the hooks' count-only path passes 0 and leaves t0 alone: in count-only mode
+ * nothing writes it, so it stays 0 from the zeroed pages).
  * Async-signal reentrancy: the frame is filled before depth is published, and rewritten
  * after, because a signal handler arriving in between pushes and pops its own frames in
  * the same slot (it cannot touch the slot once depth is published). ncalls is bumped
  * after publishing, so a handler never increments the same node concurrently. */
-static inline FNP_NOINSTR void fnp_cct_push(struct fnp_thread *t, uint32_t d, struct fnp_node *n,
-                                            uint64_t now, uintptr_t sp)
+static inline __attribute__((always_inline)) FNP_NOINSTR void
+fnp_cct_push_as(struct fnp_thread *t, uint32_t d, struct fnp_node *n, uint64_t now, uintptr_t sp,
+                int timed)
 {
     /* Relaxed stores (plain moves): a dumping thread reads frames concurrently. */
     struct fnp_frame *f = &t->frames[d];
     __atomic_store_n(&f->node, n, __ATOMIC_RELAXED);
-    __atomic_store_n(&f->t0, now, __ATOMIC_RELAXED);
+    if (timed)
+        __atomic_store_n(&f->t0, now, __ATOMIC_RELAXED);
     f->sp = sp;
     __atomic_store_n(&t->depth, d + 1, __ATOMIC_RELEASE);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     __atomic_store_n(&f->node, n, __ATOMIC_RELAXED);
-    __atomic_store_n(&f->t0, now, __ATOMIC_RELAXED);
+    if (timed)
+        __atomic_store_n(&f->t0, now, __ATOMIC_RELAXED);
     f->sp = sp;
     __atomic_store_n(&n->ncalls, n->ncalls + 1, __ATOMIC_RELAXED);
+}
+
+static inline FNP_NOINSTR void fnp_cct_push(struct fnp_thread *t, uint32_t d, struct fnp_node *n,
+                                            uint64_t now, uintptr_t sp)
+{
+    fnp_cct_push_as(t, d, n, now, sp, 1);
 }
 
 /* The child for fn of the current node (found or made), counted as one more call, and its
@@ -202,7 +230,7 @@ static inline FNP_NOINSTR void fnp_cct_enter(struct fnp_thread *t, uintptr_t fn,
         __atomic_store_n(&t->dropped_calls, t->dropped_calls + 1, __ATOMIC_RELAXED);
         return;
     }
-    struct fnp_node *parent = d ? t->frames[d - 1].node : &t->root;
+    struct fnp_node *parent = t->frames[(ptrdiff_t)d - 1].node; /* [-1]: the root */
     struct fnp_node *n = parent->hot;
     if (FNP_UNLIKELY(!n || n->fn != fn)) {
         n = fnp_cct_child(t, parent, fn);
@@ -213,8 +241,9 @@ static inline FNP_NOINSTR void fnp_cct_enter(struct fnp_thread *t, uintptr_t fn,
 }
 
 /* The innermost frame closed, if it is fn's (an address: the generation may have changed
- * since the enter, by a dlclose in between). */
-static inline FNP_NOINSTR void fnp_cct_exit(struct fnp_thread *t, uintptr_t fn, uint64_t now)
+ * since the enter, by a dlclose in between); timed as for fnp_cct_push_as. */
+static inline __attribute__((always_inline)) FNP_NOINSTR void
+fnp_cct_exit_as(struct fnp_thread *t, uintptr_t fn, uint64_t now, int timed)
 {
     uint32_t d = t->depth;
     if (FNP_UNLIKELY(d == 0)) {
@@ -227,8 +256,14 @@ static inline FNP_NOINSTR void fnp_cct_exit(struct fnp_thread *t, uintptr_t fn, 
         fnp_cct_exit_mismatch(t, fn, now);
         return;
     }
-    __atomic_store_n(&n->ticks, n->ticks + (now - f->t0), __ATOMIC_RELAXED);
+    if (timed)
+        __atomic_store_n(&n->ticks, n->ticks + (now - f->t0), __ATOMIC_RELAXED);
     __atomic_store_n(&t->depth, d - 1, __ATOMIC_RELEASE);
+}
+
+static inline FNP_NOINSTR void fnp_cct_exit(struct fnp_thread *t, uintptr_t fn, uint64_t now)
+{
+    fnp_cct_exit_as(t, fn, now, 1);
 }
 
 /* ---- arena.c ------------------------------------------------------------------------ */
@@ -285,27 +320,28 @@ static inline FNP_NOINSTR uint64_t fnp_clock_monotonic_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The clock when it needs no call (rdtsc, or none): 1 and *now set; else 0, and the
- * caller takes its slow path, so that the hooks' steady path makes no call at all. */
-static inline FNP_NOINSTR int fnp_clock_inline(uint64_t *now)
+/* The hooks' inline clock: rdtsc, when fnp_recording has no FNP_ON_MODES bit. */
+static inline FNP_NOINSTR uint64_t fnp_clock_tsc(void)
 {
 #if defined(__x86_64__)
-    if (FNP_LIKELY(fnp_clock_kind == FNP_CLOCK_TSC)) {
-        uint32_t lo, hi;
-        __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-        *now = (uint64_t)hi << 32 | lo;
-        return 1;
-    }
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return (uint64_t)hi << 32 | lo;
+#else
+    return 0; /* fnp_clock_init never picks FNP_CLOCK_TSC here */
 #endif
-    *now = 0;
-    return fnp_clock_kind == FNP_CLOCK_NONE;
 }
 
+/* A timestamp of the clock in use (0 in count-only mode). */
 static inline FNP_NOINSTR uint64_t fnp_clock_now(void)
 {
-    uint64_t now;
-    return fnp_clock_inline(&now) ? now : fnp_clock_monotonic_ns();
+    if (FNP_LIKELY(fnp_clock_kind == FNP_CLOCK_TSC))
+        return fnp_clock_tsc();
+    return fnp_clock_kind == FNP_CLOCK_NONE ? 0 : fnp_clock_monotonic_ns();
 }
+
+/* The mode bits of fnp_recording for the clock in use (dump.c). */
+uint64_t fnp_clock_mode(void);
 
 /* ---- env.c: every variable, read once at load ------------------------------------- */
 
@@ -410,11 +446,15 @@ void fnp_signals_paths(void);
 
 /*
  * Read by every hook: 0 when not recording (PROF_OUTPUT unset, or after the exit dump);
- * else FNP_ON, with the module generation in the bits from FNP_ADDR_BITS up. The enter
- * hook ORs those bits into the function's key, so the one load serves both purposes.
+ * else FNP_ON with the clock's mode bits, and the module generation in the bits from
+ * FNP_ADDR_BITS up. The enter hook ORs the generation into the function's key and tests
+ * the mode, so the one load serves all three purposes.
  */
 extern uint64_t fnp_recording;
 #define FNP_ON UINT64_C(1)
+#define FNP_ON_COUNT UINT64_C(2)      /* count-only (PROF_TIMER=none): no timestamp */
+#define FNP_ON_CLOCK_CALL UINT64_C(4) /* the clock is a call: every event takes a cold path */
+#define FNP_ON_MODES (FNP_ON_COUNT | FNP_ON_CLOCK_CALL) /* neither: rdtsc, inline */
 #define FNP_GEN_ONE (UINT64_C(1) << FNP_ADDR_BITS)
 
 static inline FNP_NOINSTR uintptr_t fnp_key(uintptr_t fn, uint64_t recording)

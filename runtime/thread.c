@@ -71,13 +71,10 @@ FNP_COLD struct fnp_thread *fnp_thread_attach(void)
         goto attached;
     }
     t = fnp_pages(sizeof(*t));
-    struct fnp_frame *frames = fnp_pages(FIRST_FRAMES * sizeof(*frames));
-    if (!t || !frames) {
+    if (!t || fnp_cct_init_stack(t, FIRST_FRAMES)) {
         errno = saved;
         return NULL;
     }
-    t->frames = frames;
-    t->cap = FIRST_FRAMES;
     t->tid = (int)syscall(SYS_gettid);
     t->in_use = 1;
     struct fnp_thread *head = __atomic_load_n(&thread_list, __ATOMIC_RELAXED);

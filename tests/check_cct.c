@@ -32,9 +32,7 @@ static struct fnp_thread *new_thread(void)
 {
     struct fnp_thread *t = fnp_pages(sizeof(*t));
     ck_assert_ptr_nonnull(t);
-    t->cap = 4; /* small, so that tests grow it */
-    t->frames = fnp_pages(t->cap * sizeof(*t->frames));
-    ck_assert_ptr_nonnull(t->frames);
+    ck_assert_int_eq(fnp_cct_init_stack(t, 4), 0); /* small, so that tests grow it */
     return t;
 }
 
@@ -292,6 +290,44 @@ START_TEST(wide_tree_keeps_every_child)
 }
 END_TEST
 
+START_TEST(a_run_past_the_table_end_grows_it)
+{
+    /* 40 callees whose home is the first table's last slot: the run cannot fit in the
+     * spill slots after it, so the table grows (more than once, as the keys share their
+     * top bits). Every child must stay found, by the cold lookup and the hooks' probe. */
+    enter(MAIN);
+    struct fnp_node *main_node = T->frames[0].node;
+    uintptr_t fns[40];
+    int n = 0;
+    for (uintptr_t fn = 0x100000; n < 40; fn += 16)
+        if (fnp_cct_slot(main_node, fn, 64 - 8) == 255)
+            fns[n++] = fn;
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < 40; i++) {
+            enter(fns[i]);
+            clk += 1;
+            leave(fns[i]);
+        }
+    for (int i = 0; i < 40; i++) {
+        struct fnp_node *c = fnp_cct_probe(T, main_node, fns[i]);
+        if (c) {
+            ck_assert_ptr_eq(c->parent, main_node);
+            ck_assert_uint_eq(c->fn, fns[i]);
+        }
+    }
+    leave(MAIN);
+    ck_assert_uint_eq(T->nodes, 41);
+    ck_assert_uint_ge(T->contexts.len, 1024 + FNP_TABLE_SPILL);
+    struct fnp_profile p;
+    derive(&p, clk);
+    ck_assert_uint_eq(p.nfuncs, 41);
+    for (size_t i = 0; i < p.nfuncs; i++)
+        if (strcmp(p.funcs[i].key.name, "main") != 0)
+            ck_stats(&p.funcs[i].st, 2, 2, 2, 2);
+    fnp_profile_free(&p);
+}
+END_TEST
+
 START_TEST(deep_recursion_grows_the_stack)
 {
     enum { DEPTH = 100000 };
@@ -511,6 +547,7 @@ int main(void)
     tcase_add_test(tc, exit_without_entry_is_counted_and_ignored);
     tcase_add_test(tc, unwind_closes_the_frames_below_the_landing_point);
     tcase_add_test(tc, wide_tree_keeps_every_child);
+    tcase_add_test(tc, a_run_past_the_table_end_grows_it);
     tcase_add_test(tc, deep_recursion_grows_the_stack);
     tcase_add_loop_test(tc, random_recursion_matches_lsprof, 0, 5);
     tcase_add_test(tc, periodic_recursion_takes_a_few_nodes);
