@@ -442,6 +442,17 @@ void fnp_signals_init(const char *tool);
 /* Recomputes the paths the handler writes (a forked child's output path changes). */
 void fnp_signals_paths(void);
 
+/* ---- peek.c, hooks.c: the hooks picked at relocation ---------------------------------- */
+
+#if defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) && !defined(FNP_NO_IFUNC)
+#define FNP_HAVE_IFUNC 1
+/* 1 when the process was started with a non-empty PROF_OUTPUT, 0 when not, -1 when it
+ * cannot tell. Safe before relocation, TLS and sanitizers: raw system calls only. */
+int fnp_peek_output(void);
+#else
+#define FNP_HAVE_IFUNC 0
+#endif
+
 /* ---- dump.c ------------------------------------------------------------------------- */
 
 /*

@@ -12,3 +12,16 @@ add_test(NAME e2e.env.prof_output
                  --prog $<TARGET_FILE:fnp_exit_deep> --lib $<TARGET_FILE:fnprof_shared>
                  --linked $<TARGET_FILE:fnp_exit_deep_linked>)
 set_tests_properties(e2e.env.prof_output PROPERTIES LABELS e2e SKIP_RETURN_CODE 77)
+
+# The hooks the loader picks (ifunc): glibc's no-op pair when nothing will be recorded.
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+    add_executable(fnp_hooks_pick env/hooks_pick.c)
+    target_link_libraries(fnp_hooks_pick PRIVATE fnprof_shared)
+    set_target_properties(fnp_hooks_pick PROPERTIES BUILD_RPATH $<TARGET_FILE_DIR:fnprof_shared>)
+    add_executable(fnp_hooks_pick_static env/hooks_pick.c)
+    target_link_libraries(fnp_hooks_pick_static PRIVATE fnprof_static)
+    add_test(NAME e2e.env.hooks_pick
+             COMMAND Python3::Interpreter ${CMAKE_CURRENT_SOURCE_DIR}/env/run_pick_test.py
+                     $<TARGET_FILE:fnp_hooks_pick> $<TARGET_FILE:fnp_hooks_pick_static>)
+    set_tests_properties(e2e.env.hooks_pick PROPERTIES LABELS e2e)
+endif()

@@ -55,7 +55,8 @@ SKIP = 77
 RUNTIME_SOURCES = (
     ["runtime/" + f for f in ("hooks.c", "cct.c", "arena.c", "thread.c", "clock.c", "env.c",
                               "log.c", "snapshot.c", "dump.c", "api.c", "symload.c",
-                              "interpose.c", "unload.c", "raw.c", "signals.c", "exec.c")]
+                              "interpose.c", "unload.c", "raw.c", "signals.c", "exec.c",
+                              "peek.c")]
     + ["profile/" + f for f in ("model.c", "build.c", "sink.c", "marshal.c", "pstats.c")]
     + ["symbolizer/" + f for f in ("modmap.c", "symbolize.c", "elf.c", "dwarf.c",
                                    "demangle.c")])
