@@ -15,6 +15,9 @@
 
 uint64_t fnp_nodes_total;
 
+/* No key is all ones in its address bits (FNP_ADDR_MASK): never anyone's child. */
+struct fnp_node fnp_no_child = {.fn = UINTPTR_MAX};
+
 #define slot_of fnp_cct_slot
 
 /* Puts n in its home slot or the first free one after it; -1 when it runs off the end. */
@@ -140,6 +143,7 @@ static struct fnp_node *new_node(struct fnp_thread *t, struct fnp_node *parent, 
         return NULL;
     n->fn = fn;
     n->parent = parent;
+    n->hot = &fnp_no_child;
     n->target = target;
     /* Release: a dumping thread that sees n in a list sees it initialised. */
     if (target) {
@@ -256,6 +260,7 @@ FNP_NOINSTR int fnp_cct_init_stack(struct fnp_thread *t, uint32_t cap)
         return -ENOMEM;
     t->frames = frames;
     t->cap = cap;
+    t->root.hot = &fnp_no_child;
     return 0;
 }
 

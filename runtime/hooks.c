@@ -70,7 +70,7 @@ FNP_INLINE void enter_as(uintptr_t key, uintptr_t sp, int timed)
     uint32_t d = t->depth;
     struct fnp_node *parent = t->frames[(ptrdiff_t)d - 1].node; /* [-1]: the root */
     struct fnp_node *n = parent->hot;
-    if (FNP_UNLIKELY(!n || n->fn != key)) {
+    if (FNP_UNLIKELY(n->fn != key)) {
         if (timed)
             other_child_timed(t, parent, key, sp);
         else

@@ -41,7 +41,8 @@
 struct fnp_node {
     uintptr_t fn; /* key: entry address | module generation << FNP_ADDR_BITS; 0 for a root */
     struct fnp_node *parent;
-    struct fnp_node *hot; /* the child entered last: the likely next one */
+    struct fnp_node *hot; /* the child entered last: the likely next one; never NULL (at
+                             first &fnp_no_child), so the hooks test it with one compare */
     union {
         struct fnp_node *first_child; /* published with release */
         uintptr_t open_flags;         /* a link of the node cap: FNP_OPEN_* of its calls */
@@ -167,6 +168,9 @@ static inline FNP_NOINSTR const struct fnp_node *fnp_cct_after(const struct fnp_
     return n->next_sibling;
 }
 
+/* The hot child of a node that has none yet: its key matches no function. */
+extern struct fnp_node fnp_no_child;
+
 /* Nodes and links made by every thread, against the cap (PROF_MAX_NODES). */
 extern uint64_t fnp_nodes_total;
 #define FNP_DEFAULT_MAX_NODES (1u << 20)
@@ -232,7 +236,7 @@ static inline FNP_NOINSTR void fnp_cct_enter(struct fnp_thread *t, uintptr_t fn,
     }
     struct fnp_node *parent = t->frames[(ptrdiff_t)d - 1].node; /* [-1]: the root */
     struct fnp_node *n = parent->hot;
-    if (FNP_UNLIKELY(!n || n->fn != fn)) {
+    if (FNP_UNLIKELY(n->fn != fn)) {
         n = fnp_cct_child(t, parent, fn);
         if (FNP_UNLIKELY(!n))
             return;
@@ -246,11 +250,8 @@ static inline __attribute__((always_inline)) FNP_NOINSTR void
 fnp_cct_exit_as(struct fnp_thread *t, uintptr_t fn, uint64_t now, int timed)
 {
     uint32_t d = t->depth;
-    if (FNP_UNLIKELY(d == 0)) {
-        fnp_cct_exit_mismatch(t, fn, now);
-        return;
-    }
-    struct fnp_frame *f = &t->frames[d - 1];
+    /* at depth 0 the sentinel frame's root (fn 0) is no function's: a mismatch too */
+    struct fnp_frame *f = &t->frames[(ptrdiff_t)d - 1];
     struct fnp_node *n = f->node;
     if (FNP_UNLIKELY((n->fn & FNP_ADDR_MASK) != fn)) {
         fnp_cct_exit_mismatch(t, fn, now);
