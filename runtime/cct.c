@@ -58,15 +58,19 @@ static int table_grow(struct fnp_table *tb)
     return 0;
 }
 
-/* The node or link keyed (parent, fn), or NULL. */
-static struct fnp_node *table_find(const struct fnp_table *tb, const struct fnp_node *parent,
+/* The node or link keyed (parent, fn), or NULL; moved to its home slot if found past it
+ * (fnp_cct_move_home; the caller holds t->busy). */
+static struct fnp_node *table_find(struct fnp_table *tb, const struct fnp_node *parent,
                                    uintptr_t fn)
 {
     if (!tb->slots)
         return NULL;
-    for (size_t j = slot_of(parent, fn, tb->shift); j < tb->len && tb->slots[j]; j++)
-        if (tb->slots[j]->parent == parent && tb->slots[j]->fn == fn)
-            return tb->slots[j];
+    size_t home = slot_of(parent, fn, tb->shift);
+    for (size_t j = home; j < tb->len && tb->slots[j]; j++)
+        if (tb->slots[j]->parent == parent && tb->slots[j]->fn == fn) {
+            fnp_cct_move_home(tb->slots + home, j - home);
+            return tb->slots[home];
+        }
     return NULL;
 }
 

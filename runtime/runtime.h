@@ -130,25 +130,46 @@ static inline FNP_NOINSTR size_t fnp_cct_slot(const struct fnp_node *parent, uin
     return (size_t)((h * 0xff51afd7ed558ccdull) >> shift);
 }
 
+/* Swaps slots s[0] (a key's home) and s[i] (where that key was found). Valid under linear
+ * probing: the key moves to its own home, and the one it displaces (whose home is s[0] or
+ * before) moves later within the same run of full slots. Keys found often so come to sit
+ * at home, one compare away. Called with t->busy set: between the two stores a signal
+ * handler's hooks would find neither key, and must not make a second node for one. */
+static inline FNP_NOINSTR void fnp_cct_move_home(struct fnp_node **s, size_t i)
+{
+    struct fnp_node *n = s[i];
+    s[i] = s[0];
+    s[0] = n;
+}
+
 /* The child of parent for fn when it sits within 4 slots of its home slot (nearly all do:
- * the table is at most half full), else NULL. For the hooks' steady path when the hot
- * child is another one; not while the thread is inside the cold path (busy), which may be
- * growing the table. Under a link the children are its target's (fnp_cct_child); under
- * the node cap they are found by class, which the cold path does. */
-static inline FNP_NOINSTR struct fnp_node *fnp_cct_probe(const struct fnp_thread *t,
+ * the table is at most half full), else NULL; found past its home, it is moved there. For
+ * the hooks' steady path when the hot child is another one; not while the thread is inside
+ * the cold path (busy), which may be growing the table. Under a link the children are its
+ * target's (fnp_cct_child); under the node cap they are found by class, which the cold path
+ * does. */
+static inline FNP_NOINSTR struct fnp_node *fnp_cct_probe(struct fnp_thread *t,
                                                          const struct fnp_node *from, uintptr_t fn)
 {
     const struct fnp_node *parent = from->target ? from->target : from;
     if (!t->contexts.slots || t->busy || parent->target)
         return NULL;
-    struct fnp_node *const *s = t->contexts.slots + fnp_cct_slot(parent, fn, t->contexts.shift);
+    struct fnp_node **s = t->contexts.slots + fnp_cct_slot(parent, fn, t->contexts.shift);
 #pragma GCC unroll 4
     for (int i = 0; i < 4; i++) {
         struct fnp_node *n = s[i];
         if (!n)
             return NULL;
-        if (n->parent == parent && n->fn == fn)
+        if (n->parent == parent && n->fn == fn) {
+            if (i > 0) {
+                t->busy = 1;
+                __atomic_signal_fence(__ATOMIC_SEQ_CST);
+                fnp_cct_move_home(s, (size_t)i);
+                __atomic_signal_fence(__ATOMIC_SEQ_CST);
+                t->busy = 0;
+            }
             return n;
+        }
     }
     return NULL;
 }

@@ -328,6 +328,52 @@ START_TEST(a_run_past_the_table_end_grows_it)
 }
 END_TEST
 
+START_TEST(a_key_found_past_its_home_moves_there)
+{
+    /* Three callees sharing a home slot fill it and the two after it. Each found by the
+     * hooks' probe must then sit at home, and every one must still be found, by the probe
+     * and by the cold path, with exact counts. */
+    enter(MAIN);
+    struct fnp_node *main_node = T->frames[0].node;
+    uintptr_t fns[3];
+    int n = 0;
+    size_t home = 0;
+    for (uintptr_t fn = 0x100000; n < 3; fn += 16) {
+        size_t h = fnp_cct_slot(main_node, fn, 64 - 8);
+        if (n == 0)
+            home = h;
+        if (h == home)
+            fns[n++] = fn;
+    }
+    for (int i = 0; i < 3; i++) {
+        enter(fns[i]);
+        leave(fns[i]);
+    }
+    struct fnp_node **slots = T->contexts.slots;
+    ck_assert_uint_eq(slots[home]->fn, fns[0]);
+    ck_assert_uint_eq(slots[home + 2]->fn, fns[2]);
+    for (int round = 0; round < 2; round++)
+        for (int i = 2; i >= 0; i--) {
+            struct fnp_node *c = fnp_cct_probe(T, main_node, fns[i]);
+            ck_assert_ptr_nonnull(c);
+            ck_assert_uint_eq(c->fn, fns[i]);
+            ck_assert_ptr_eq(slots[home], c);
+            enter(fns[i]); /* the cold path's lookup, through a missed hot child */
+            leave(fns[i]);
+        }
+    leave(MAIN);
+    ck_assert_uint_eq(T->nodes, 4);
+    struct fnp_profile p;
+    derive(&p, clk);
+    for (int i = 0; i < 3; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "fn%llx", (unsigned long long)fns[i]);
+        ck_assert_uint_eq(func(&p, name)->ncalls, 3);
+    }
+    fnp_profile_free(&p);
+}
+END_TEST
+
 START_TEST(deep_recursion_grows_the_stack)
 {
     enum { DEPTH = 100000 };
@@ -548,6 +594,7 @@ int main(void)
     tcase_add_test(tc, unwind_closes_the_frames_below_the_landing_point);
     tcase_add_test(tc, wide_tree_keeps_every_child);
     tcase_add_test(tc, a_run_past_the_table_end_grows_it);
+    tcase_add_test(tc, a_key_found_past_its_home_moves_there);
     tcase_add_test(tc, deep_recursion_grows_the_stack);
     tcase_add_loop_test(tc, random_recursion_matches_lsprof, 0, 5);
     tcase_add_test(tc, periodic_recursion_takes_a_few_nodes);
