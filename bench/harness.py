@@ -7,7 +7,6 @@ Called by bench/run after the set-up (packages, sources, libfnprof.so); usable a
 """
 import argparse
 import concurrent.futures
-import ctypes
 import glob
 import os
 import platform
@@ -25,6 +24,7 @@ WL = BENCH / "workloads"
 CACHE = BENCH / ".cache"
 BUILD = CACHE / "build"
 OUT = CACHE / "out"
+LAUNCH = BUILD / "launch"  # tools/launch.c
 
 CFLAGS = ["-O2", "-g"]
 VARIANTS = {
@@ -219,6 +219,8 @@ def build_all(keys, hook_libs):
         compiles.append(Job(["gcc", "-O2", "-g", "-fPIC", "-shared", *defs, src, "-o", so], so,
                             [src]))
         hook_libs[name] = so
+    compiles.append(Job(["gcc", "-O2", "-o", LAUNCH, BENCH / "tools" / "launch.c"], LAUNCH,
+                        [BENCH / "tools" / "launch.c"]))
     t = time.monotonic()
     run_jobs(compiles)
     run_jobs(links)
@@ -241,15 +243,6 @@ def clean_env():
 BASE_ENV = clean_env()
 
 
-ADDR_NO_RANDOMIZE = 0x0040000
-
-
-def no_aslr():
-    """In the child before exec: no address space randomization (personality(2))."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    cur = libc.personality(0xFFFFFFFF)
-    if cur == -1 or libc.personality(cur | ADDR_NO_RANDOMIZE) == -1:
-        os._exit(127)
 
 
 # Every run gets these variables, empty where unused, and BENCH_PAD brings the environment
@@ -272,21 +265,27 @@ def run_env(extra):
 
 
 def spawn(argv, env_extra=None, cwd=None, err=None, fixed_layout=False):
-    """Runs argv once; returns (wall ns, peak RSS KB, end time ns, exit status)."""
+    """Runs argv once through tools/launch.c, which times it and takes its rusage from a
+    small parent (a Python child would report the interpreter's RSS as its peak); returns
+    (wall ns, peak RSS KB, end time ns, exit status). ru_maxrss covers the command's own
+    waited children too, e.g. the program under uftrace."""
     env = run_env(env_extra)
+    preload = env.pop("LD_PRELOAD", "")  # set again, empty or not, for the program only
     errf = open(err, "wb") if err else subprocess.DEVNULL
-    t0 = time.monotonic_ns()
-    p = subprocess.Popen([str(a) for a in argv], env=env, cwd=cwd, stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=errf,
-                         preexec_fn=no_aslr if fixed_layout else None)
-    # wait4 rather than Popen.wait: the child's rusage (ru_maxrss covers its own waited
-    # children too, e.g. the program under uftrace)
-    _, status, ru = os.wait4(p.pid, 0)
-    t1 = time.monotonic_ns()
-    p.returncode = os.waitstatus_to_exitcode(status)
+    report = OUT / f"launch.{os.getpid()}"
+    argv = [str(a) for a in argv]
+    if not Path(argv[0]).is_absolute():
+        argv[0] = shutil.which(argv[0]) or argv[0]
+    cmd = [str(LAUNCH), *(["-R"] if fixed_layout else []), "-p", preload,
+           str(report), *argv]
+    rc = subprocess.run(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                        stdout=subprocess.DEVNULL, stderr=errf).returncode
     if err:
         errf.close()
-    return t1 - t0, ru.ru_maxrss, t1, p.returncode
+    if rc != 0:
+        sys.exit(f"bench: {LAUNCH.name} failed ({rc}) running {' '.join(argv)}")
+    wall, rss, end, status = (int(x) for x in report.read_text().split())
+    return wall, rss, end, os.waitstatus_to_exitcode(status)
 
 
 def dir_size(path):
