@@ -290,6 +290,21 @@ START_TEST(wide_tree_keeps_every_child)
 }
 END_TEST
 
+/* Fills fns with n function addresses whose home slot under parent is home in the first
+ * table (256 slots), or, for SIZE_MAX, the first address's; returns that slot. */
+static size_t keys_at_home(const struct fnp_node *parent, size_t home, uintptr_t *fns, int n)
+{
+    int got = 0;
+    for (uintptr_t fn = 0x100000; got < n; fn += 16) {
+        size_t h = fnp_cct_slot(parent, fn, 64 - 8);
+        if (home == SIZE_MAX)
+            home = h;
+        if (h == home)
+            fns[got++] = fn;
+    }
+    return home;
+}
+
 START_TEST(a_run_past_the_table_end_grows_it)
 {
     /* 40 callees whose home is the first table's last slot: the run cannot fit in the
@@ -298,10 +313,7 @@ START_TEST(a_run_past_the_table_end_grows_it)
     enter(MAIN);
     struct fnp_node *main_node = T->frames[0].node;
     uintptr_t fns[40];
-    int n = 0;
-    for (uintptr_t fn = 0x100000; n < 40; fn += 16)
-        if (fnp_cct_slot(main_node, fn, 64 - 8) == 255)
-            fns[n++] = fn;
+    keys_at_home(main_node, 255, fns, 40);
     for (int round = 0; round < 2; round++)
         for (int i = 0; i < 40; i++) {
             enter(fns[i]);
@@ -336,15 +348,7 @@ START_TEST(a_key_found_past_its_home_moves_there)
     enter(MAIN);
     struct fnp_node *main_node = T->frames[0].node;
     uintptr_t fns[3];
-    int n = 0;
-    size_t home = 0;
-    for (uintptr_t fn = 0x100000; n < 3; fn += 16) {
-        size_t h = fnp_cct_slot(main_node, fn, 64 - 8);
-        if (n == 0)
-            home = h;
-        if (h == home)
-            fns[n++] = fn;
-    }
+    size_t home = keys_at_home(main_node, SIZE_MAX, fns, 3);
     for (int i = 0; i < 3; i++) {
         enter(fns[i]);
         leave(fns[i]);
