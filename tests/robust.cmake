@@ -68,12 +68,27 @@ fnp_robust_case(deep.clang-O0.preload deep clang -O0 preload)
 # AddressSanitizer (the program instrumented, the runtime not); any report fails the test.
 # A fixture compiles the runtime once per sanitizer. 5,000 threads for threads_many: TSan
 # takes 0.3 ms a thread.
+# The runtime's C sources, as libfnprof.a is built from them (its own and its object
+# libraries'), so that the list is kept in one place.
+set(fnp_robust_sources)
+foreach(target fnprof_static fnp_profile fnp_modmap fnp_symbolizer)
+    get_target_property(dir ${target} SOURCE_DIR)
+    get_target_property(srcs ${target} SOURCES)
+    foreach(src ${srcs})
+        if(src MATCHES "\\.c$")
+            file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${dir}/${src})
+            list(APPEND fnp_robust_sources ${rel})
+        endif()
+    endforeach()
+endforeach()
+string(REPLACE ";" "," fnp_robust_sources "${fnp_robust_sources}")
+
 foreach(san tsan asan)
     set(objs ${fnp_robust_work}/runtime.${san})
     add_test(NAME e2e.robust.runtime.${san}
              COMMAND Python3::Interpreter -B ${fnp_robust_dir}/run_robust.py --build-runtime
                      --cc gcc --opt=-O1 --mode ${san} --source-root ${PROJECT_SOURCE_DIR}
-                     --workdir ${objs})
+                     --sources ${fnp_robust_sources} --workdir ${objs})
     set_tests_properties(e2e.robust.runtime.${san} PROPERTIES LABELS "e2e;robust;sanitize"
                          FIXTURES_SETUP fnp_robust_${san} SKIP_RETURN_CODE 77 TIMEOUT 120)
     foreach(case threads threads_many threads_exit fork exec longjmp except)
@@ -82,7 +97,7 @@ foreach(san tsan asan)
             set(cc g++)
         endif()
         fnp_robust_case(${case}.${cc}-O1.${san} ${case} ${cc} -O1 ${san} --runtime-objs ${objs}
-                        --threads 5000)
+                        --sources ${fnp_robust_sources} --threads 5000)
         set_tests_properties(e2e.robust.${case}.${cc}-O1.${san} PROPERTIES
                              LABELS "e2e;robust;sanitize" FIXTURES_REQUIRED fnp_robust_${san})
     endforeach()

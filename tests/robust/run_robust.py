@@ -18,7 +18,8 @@ primitive calls. The expected numbers are derived in this file from the programs
 
 --mode link: -lfnprof with an rpath; preload: LD_PRELOAD=libfnprof.so; tsan / asan: the
 runtime's sources compiled with -fsanitize=thread / address (and without
--finstrument-functions) into the program (--runtime-objs, made by --build-runtime), with
+-finstrument-functions) into the program (--runtime-objs, made by --build-runtime from
+--sources, the list tests/robust.cmake takes from libfnprof.a's targets), with
 TSAN_OPTIONS / ASAN_OPTIONS that turn any report into exit status 66. A sanitizer that
 cannot run on this machine makes the test exit 77 (ctest: skipped) with the reason.
 
@@ -51,15 +52,6 @@ TIMEOUT = 240  # seconds, per command
 SAN_STATUS = 66  # what a sanitizer report turns the exit status into
 SKIP = 77
 
-# Runtime sources for the sanitizer builds: everything libfnprof.a holds.
-RUNTIME_SOURCES = (
-    ["runtime/" + f for f in ("hooks.c", "cct.c", "arena.c", "thread.c", "clock.c", "env.c",
-                              "log.c", "snapshot.c", "dump.c", "api.c", "symload.c",
-                              "interpose.c", "unload.c", "raw.c", "signals.c", "exec.c",
-                              "peek.c")]
-    + ["profile/" + f for f in ("model.c", "build.c", "sink.c", "marshal.c", "pstats.c")]
-    + ["symbolizer/" + f for f in ("modmap.c", "symbolize.c", "elf.c", "dwarf.c",
-                                   "demangle.c")])
 SAN_OPTIONS = {
     "tsan": {"TSAN_OPTIONS": "halt_on_error=1 exitcode=%d" % SAN_STATUS},
     "asan": {"ASAN_OPTIONS": "halt_on_error=1 exitcode=%d detect_leaks=1" % SAN_STATUS},
@@ -194,7 +186,7 @@ def build_runtime(args):
     sanitizer_prefix(args.cc, args.mode, out)
     flags = runtime_flags(root, args.mode, args.opt)
     jobs = []
-    for rel in RUNTIME_SOURCES:
+    for rel in args.sources:
         obj = os.path.join(out, rel.replace("/", "_")[:-2] + ".o")
         cmd = [args.cc, "-c"] + flags + [os.path.join(root, rel), "-o", obj]
         show(cmd)
@@ -204,7 +196,7 @@ def build_runtime(args):
                 raise SetupError("compiling the runtime with -fsanitize failed")
     if any(j.wait() for j in jobs):
         raise SetupError("compiling the runtime with -fsanitize failed")
-    print("run_robust: %d runtime objects in %s" % (len(RUNTIME_SOURCES), out))
+    print("run_robust: %d runtime objects in %s" % (len(args.sources), out))
 
 
 # ---- building the test programs ----------------------------------------------------------
@@ -231,10 +223,10 @@ class Ctx:
             self.prefix = sanitizer_prefix(self.cc, self.mode, self.workdir)
             objs_dir = os.path.abspath(args.runtime_objs or "")
             self.objs = sorted(glob.glob(os.path.join(objs_dir, "*.o")))
-            if len(self.objs) != len(RUNTIME_SOURCES):
+            if len(self.objs) != len(args.sources):
                 raise SetupError("%d runtime objects in %s, want %d: run --build-runtime "
                                  "(the ctest fixture) first"
-                                 % (len(self.objs), objs_dir, len(RUNTIME_SOURCES)))
+                                 % (len(self.objs), objs_dir, len(args.sources)))
         self.cflags = shlex.split(args.cflags or "")
         self.runs = 0
 
@@ -868,6 +860,9 @@ def main(argv=None):
     p.add_argument("--source-root", default=os.path.dirname(os.path.dirname(HERE)),
                    help="fnprof's source tree (for --build-runtime)")
     p.add_argument("--runtime-objs", help="objects made by --build-runtime (tsan, asan)")
+    p.add_argument("--sources", type=lambda v: [x for x in v.split(",") if x], default=[],
+                   help="the runtime's C sources, comma-separated, relative to --source-root "
+                        "(tests/robust.cmake takes them from libfnprof.a's targets)")
     p.add_argument("--threads", type=int, default=100000,
                    help="threads_many: threads one after another (compared with 1000)")
     p.add_argument("--workdir", required=True, help="scratch directory, emptied first")
