@@ -84,21 +84,31 @@ FNP_INLINE void enter_as(uintptr_t key, uintptr_t sp, int timed)
     fnp_cct_push_as(t, d, n, timed ? fnp_clock_tsc() : 0, sp, timed);
 }
 
+static __attribute__((noinline, no_instrument_function)) void enter_timed(uintptr_t key,
+                                                                          uintptr_t sp)
+{
+    enter_as(key, sp, 1);
+}
+
 static __attribute__((noinline, no_instrument_function)) void enter_count(uintptr_t key,
                                                                           uintptr_t sp)
 {
     enter_as(key, sp, 0);
 }
 
-static FNP_NOINSTR void hook_enter(void *fn, void *call_site)
+/* A hook pair is built for one expected mode, timed (rdtsc) or counting, and takes it
+ * inline; any other mode is a tail call away. The general pair expects timed; the loader
+ * picks the counting pair when the environment asks for count-only (hooks below). */
+FNP_INLINE void enter_hook(void *fn, int counting)
 {
-    (void)call_site; /* the physical caller, wrong for inlined callees: the stack knows */
     uint64_t rec = __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED);
     if (FNP_UNLIKELY(!rec))
         return;
     uintptr_t key = fnp_key((uintptr_t)fn, rec), sp = FNP_CALLER_SP();
-    if (FNP_LIKELY(!(rec & FNP_ON_MODES)))
-        enter_as(key, sp, 1);
+    if (FNP_LIKELY(counting ? (rec & FNP_ON_COUNT) != 0 : !(rec & FNP_ON_MODES)))
+        enter_as(key, sp, !counting);
+    else if (!(rec & FNP_ON_MODES))
+        enter_timed(key, sp);
     else if (rec & FNP_ON_COUNT)
         enter_count(key, sp);
     else
@@ -110,16 +120,17 @@ static FNP_COLD void exit_slow(struct fnp_thread *t, uintptr_t fn)
     fnp_cct_exit(t, fn, fnp_clock_now());
 }
 
-static FNP_NOINSTR void hook_exit(void *fn, void *call_site)
+FNP_INLINE void exit_hook(void *fn, int counting)
 {
-    (void)call_site;
     uint64_t rec = __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED);
     if (FNP_UNLIKELY(!rec))
         return;
     struct fnp_thread *t = fnp_tls;
     if (FNP_UNLIKELY(!t))
         return;
-    if (FNP_LIKELY(!(rec & FNP_ON_MODES)))
+    if (FNP_LIKELY(counting ? (rec & FNP_ON_COUNT) != 0 : !(rec & FNP_ON_MODES)))
+        fnp_cct_exit_as(t, (uintptr_t)fn, counting ? 0 : fnp_clock_tsc(), !counting);
+    else if (!(rec & FNP_ON_MODES))
         fnp_cct_exit_as(t, (uintptr_t)fn, fnp_clock_tsc(), 1);
     else if (rec & FNP_ON_COUNT)
         fnp_cct_exit_as(t, (uintptr_t)fn, 0, 0);
@@ -127,12 +138,26 @@ static FNP_NOINSTR void hook_exit(void *fn, void *call_site)
         exit_slow(t, (uintptr_t)fn);
 }
 
+/* call_site is the physical caller, wrong for inlined callees: the shadow stack knows. */
+static FNP_NOINSTR void hook_enter(void *fn, void *call_site)
+{
+    (void)call_site;
+    enter_hook(fn, 0);
+}
+
+static FNP_NOINSTR void hook_exit(void *fn, void *call_site)
+{
+    (void)call_site;
+    exit_hook(fn, 0);
+}
+
 /*
  * The exported pair. Where glibc has ifunc, the loader asks at relocation which function
  * the names stand for: with no PROF_OUTPUT in the environment, fnprof will never record,
  * and the hooks become a bare return, exactly glibc's own no-op pair (without it every
  * hook would load and test fnp_recording: 0.5-0.9 ns a call pair, 6-9% of the floor, in
- * bench/run). Anything unsure (no /proc) takes the real hooks, which are always right.
+ * bench/run); with PROF_TIMER=none, the counting pair. Anything unsure (no /proc) takes
+ * the general pair, which is right in every mode.
  */
 #if FNP_HAVE_IFUNC
 
@@ -144,25 +169,42 @@ static FNP_NOINSTR void hook_none(void *fn, void *call_site)
 
 typedef void fnp_hook_fn(void *, void *);
 
+static FNP_NOINSTR void hook_enter_count(void *fn, void *call_site)
+{
+    (void)call_site;
+    enter_hook(fn, 1);
+}
+
+static FNP_NOINSTR void hook_exit_count(void *fn, void *call_site)
+{
+    (void)call_site;
+    exit_hook(fn, 1);
+}
+
 static __attribute__((no_instrument_function, no_stack_protector,
                       no_sanitize("address", "thread", "undefined"))) fnp_hook_fn *
-pick(fnp_hook_fn *real)
+pick(fnp_hook_fn *timed, fnp_hook_fn *counting)
 {
-    return fnp_peek_output() == 0 ? hook_none : real;
+    int seen = fnp_peek();
+    if (seen < 0)
+        return timed;
+    if (!(seen & FNP_PEEK_OUTPUT))
+        return hook_none;
+    return seen & FNP_PEEK_COUNT ? counting : timed;
 }
 
 static __attribute__((used, no_instrument_function, no_stack_protector,
                       no_sanitize("address", "thread", "undefined"))) fnp_hook_fn *
 resolve_enter(void)
 {
-    return pick(hook_enter);
+    return pick(hook_enter, hook_enter_count);
 }
 
 static __attribute__((used, no_instrument_function, no_stack_protector,
                       no_sanitize("address", "thread", "undefined"))) fnp_hook_fn *
 resolve_exit(void)
 {
-    return pick(hook_exit);
+    return pick(hook_exit, hook_exit_count);
 }
 
 FNP_HOOK void __cyg_profile_func_enter(void *fn, void *call_site)

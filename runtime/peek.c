@@ -27,30 +27,49 @@ static FNP_EARLY long raw3(long nr, long a, long b, long c)
     return ret;
 }
 
-FNP_EARLY int fnp_peek_output(void)
+/* Sets *seen from one whole environment entry: its first bytes (up to sizeof(head)) and
+ * its full length. */
+static FNP_EARLY void judge(const char *head, long len, int *seen)
 {
-    static const char name[] = "PROF_OUTPUT=";
+    static const char out[] = "PROF_OUTPUT=", none[] = "PROF_TIMER=none";
+    long i = 0;
+    while (i < (long)sizeof(out) - 1 && i < len && head[i] == out[i])
+        i++;
+    if (i == (long)sizeof(out) - 1 && len > i)
+        *seen |= FNP_PEEK_OUTPUT;
+    i = 0;
+    while (i < (long)sizeof(none) - 1 && i < len && head[i] == none[i])
+        i++;
+    if (i == (long)sizeof(none) - 1 && len == i)
+        *seen |= FNP_PEEK_COUNT;
+}
+
+FNP_EARLY int fnp_peek(void)
+{
     long fd = raw3(SYS_open, (long)"/proc/self/environ", O_RDONLY | O_CLOEXEC, 0);
     if (fd < 0)
         return -1;
-    /* matched: characters of name matched at the start of the current entry, or -1 when
-     * this entry is another variable; at sizeof(name) - 1 the value's first byte decides */
-    int matched = 0, found = 0;
-    char buf[512];
-    long got;
-    while (!found && (got = raw3(SYS_read, fd, (long)buf, sizeof(buf))) > 0) {
-        for (long i = 0; i < got && !found; i++) {
-            char c = buf[i];
-            if (matched == (int)sizeof(name) - 1)
-                found = c != '\0';
-            if (c == '\0')
-                matched = 0;
-            else if (matched >= 0 && matched < (int)sizeof(name) - 1)
-                matched = c == name[matched] ? matched + 1 : -1;
+    char buf[512], head[16];
+    long got, len = 0; /* the current entry's length so far; head holds its first bytes */
+    int seen = 0;
+    while ((got = raw3(SYS_read, fd, (long)buf, sizeof(buf))) > 0) {
+        for (long i = 0; i < got; i++) {
+            if (buf[i] == '\0') {
+                judge(head, len, &seen);
+                len = 0;
+                continue;
+            }
+            if (len < (long)sizeof(head))
+                head[len] = buf[i];
+            len++;
         }
     }
     raw3(SYS_close, fd, 0, 0);
-    return got < 0 && !found ? -1 : found;
+    if (got < 0)
+        return -1;
+    if (len > 0) /* no NUL after the last entry */
+        judge(head, len, &seen);
+    return seen;
 }
 
 #endif

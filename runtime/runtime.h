@@ -468,9 +468,12 @@ void fnp_signals_paths(void);
 
 #if defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) && !defined(FNP_NO_IFUNC)
 #define FNP_HAVE_IFUNC 1
-/* 1 when the process was started with a non-empty PROF_OUTPUT, 0 when not, -1 when it
+/* What the environment the process started with asks for: FNP_PEEK_OUTPUT when
+ * PROF_OUTPUT is set and not empty, FNP_PEEK_COUNT when PROF_TIMER is "none"; -1 when it
  * cannot tell. Safe before relocation, TLS and sanitizers: raw system calls only. */
-int fnp_peek_output(void);
+#define FNP_PEEK_OUTPUT 1
+#define FNP_PEEK_COUNT 2
+int fnp_peek(void);
 #else
 #define FNP_HAVE_IFUNC 0
 #endif
