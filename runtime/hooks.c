@@ -138,18 +138,21 @@ FNP_INLINE void exit_hook(void *fn, int counting)
         exit_slow(t, (uintptr_t)fn);
 }
 
-/* call_site is the physical caller, wrong for inlined callees: the shadow stack knows. */
-static FNP_NOINSTR void hook_enter(void *fn, void *call_site)
-{
-    (void)call_site;
-    enter_hook(fn, 0);
-}
+/* One hook pair for one expected mode. call_site is the physical caller, wrong for
+ * inlined callees: the shadow stack knows. */
+#define FNP_HOOK_PAIR(enter_name, exit_name, counting)                                             \
+    static FNP_NOINSTR void enter_name(void *fn, void *call_site)                                  \
+    {                                                                                              \
+        (void)call_site;                                                                           \
+        enter_hook(fn, counting);                                                                  \
+    }                                                                                              \
+    static FNP_NOINSTR void exit_name(void *fn, void *call_site)                                   \
+    {                                                                                              \
+        (void)call_site;                                                                           \
+        exit_hook(fn, counting);                                                                   \
+    }
 
-static FNP_NOINSTR void hook_exit(void *fn, void *call_site)
-{
-    (void)call_site;
-    exit_hook(fn, 0);
-}
+FNP_HOOK_PAIR(hook_enter, hook_exit, 0)
 
 /*
  * The exported pair. Where glibc has ifunc, the loader asks at relocation which function
@@ -169,17 +172,7 @@ static FNP_NOINSTR void hook_none(void *fn, void *call_site)
 
 typedef void fnp_hook_fn(void *, void *);
 
-static FNP_NOINSTR void hook_enter_count(void *fn, void *call_site)
-{
-    (void)call_site;
-    enter_hook(fn, 1);
-}
-
-static FNP_NOINSTR void hook_exit_count(void *fn, void *call_site)
-{
-    (void)call_site;
-    exit_hook(fn, 1);
-}
+FNP_HOOK_PAIR(hook_enter_count, hook_exit_count, 1)
 
 static __attribute__((no_instrument_function, no_stack_protector,
                       no_sanitize("address", "thread", "undefined"))) fnp_hook_fn *
