@@ -18,12 +18,10 @@ uint64_t fnp_nodes_total;
 /* No key is all ones in its address bits (FNP_ADDR_MASK): never anyone's child. */
 struct fnp_node fnp_no_child = {.fn = UINTPTR_MAX};
 
-#define slot_of fnp_cct_slot
-
 /* Puts n in its home slot or the first free one after it; -1 when it runs off the end. */
 static int table_place(struct fnp_node **slots, size_t len, unsigned shift, struct fnp_node *n)
 {
-    for (size_t j = slot_of(n->parent, n->fn, shift); j < len; j++)
+    for (size_t j = fnp_cct_slot(n->parent, n->fn, shift); j < len; j++)
         if (!slots[j]) {
             slots[j] = n;
             return 0;
@@ -65,7 +63,7 @@ static struct fnp_node *table_find(struct fnp_table *tb, const struct fnp_node *
 {
     if (!tb->slots)
         return NULL;
-    size_t home = slot_of(parent, fn, tb->shift);
+    size_t home = fnp_cct_slot(parent, fn, tb->shift);
     for (size_t j = home; j < tb->len && tb->slots[j]; j++)
         if (tb->slots[j]->parent == parent && tb->slots[j]->fn == fn) {
             fnp_cct_move_home(tb->slots + home, j - home);
@@ -126,12 +124,13 @@ static unsigned open_flags(const struct fnp_thread *t, uintptr_t fn)
 {
     unsigned flags = 0;
     uint32_t d = t->depth;
-    uintptr_t caller = d ? t->frames[d - 1].node->fn : 0;
+    /* frames[-1] is the sentinel: the root, whose fn 0 no caller has */
+    uintptr_t caller = t->frames[(ptrdiff_t)d - 1].node->fn;
     for (uint32_t i = 0; i < d; i++) {
         uintptr_t f = t->frames[i].node->fn;
         if (f == fn) {
             flags |= FNP_OPEN_FUNC;
-            if (i > 0 && t->frames[i - 1].node->fn == caller)
+            if (t->frames[(ptrdiff_t)i - 1].node->fn == caller)
                 flags |= FNP_OPEN_EDGE;
         }
     }

@@ -9,8 +9,9 @@
  *   PROF_TIMER   auto (default), tsc, monotonic, none (count-only: no timestamps).
  *   PROF_DEBUG_DIR  where separate debug files are looked for, ':'-separated roots
  *                searched like gdb's debug-file-directory (default /usr/lib/debug).
- *   PROF_MAX_NODES  calling contexts kept (default 2^20, 64 bytes each); beyond it new
- *                contexts are merged (runtime/cct.c), which the profile labels.
+ *   PROF_MAX_NODES  calling contexts kept (default 2^20; 64 bytes each, plus 16-32 of lookup
+ *                table); beyond it new contexts are merged (runtime/cct.c), which the
+ *                profile labels.
  *   PROF_OWNER   set by fnprof itself, not by users: "<pid>:<absolute PROF_OUTPUT>" of the
  *                process that writes PROF_OUTPUT as named. It is inherited by every process
  *                started below that one (fork, exec, system, posix_spawn), and those write

@@ -84,12 +84,6 @@ FNP_INLINE void enter_as(uintptr_t key, uintptr_t sp, int timed)
     fnp_cct_push_as(t, d, n, timed ? fnp_clock_tsc() : 0, sp, timed);
 }
 
-static __attribute__((noinline, no_instrument_function)) void enter_timed(uintptr_t key,
-                                                                          uintptr_t sp)
-{
-    enter_as(key, sp, 1);
-}
-
 static __attribute__((noinline, no_instrument_function)) void enter_count(uintptr_t key,
                                                                           uintptr_t sp)
 {
@@ -97,8 +91,9 @@ static __attribute__((noinline, no_instrument_function)) void enter_count(uintpt
 }
 
 /* A hook pair is built for one expected mode, timed (rdtsc) or counting, and takes it
- * inline; any other mode is a tail call away. The general pair expects timed; the loader
- * picks the counting pair when the environment asks for count-only (hooks below). */
+ * inline. The general pair expects timed and reaches count-only by a tail call (when the
+ * loader could not pick the counting pair); anything else, the clock that is a call, or a
+ * mode the loader did not foresee, takes the slow path, which is right in every mode. */
 FNP_INLINE void enter_hook(void *fn, int counting)
 {
     uint64_t rec = __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED);
@@ -107,8 +102,6 @@ FNP_INLINE void enter_hook(void *fn, int counting)
     uintptr_t key = fnp_key((uintptr_t)fn, rec), sp = FNP_CALLER_SP();
     if (FNP_LIKELY(counting ? (rec & FNP_ON_COUNT) != 0 : !(rec & FNP_ON_MODES)))
         enter_as(key, sp, !counting);
-    else if (!(rec & FNP_ON_MODES))
-        enter_timed(key, sp);
     else if (rec & FNP_ON_COUNT)
         enter_count(key, sp);
     else
@@ -130,8 +123,6 @@ FNP_INLINE void exit_hook(void *fn, int counting)
         return;
     if (FNP_LIKELY(counting ? (rec & FNP_ON_COUNT) != 0 : !(rec & FNP_ON_MODES)))
         fnp_cct_exit_as(t, (uintptr_t)fn, counting ? 0 : fnp_clock_tsc(), !counting);
-    else if (!(rec & FNP_ON_MODES))
-        fnp_cct_exit_as(t, (uintptr_t)fn, fnp_clock_tsc(), 1);
     else if (rec & FNP_ON_COUNT)
         fnp_cct_exit_as(t, (uintptr_t)fn, 0, 0);
     else
@@ -174,9 +165,7 @@ typedef void fnp_hook_fn(void *, void *);
 
 FNP_HOOK_PAIR(hook_enter_count, hook_exit_count, 1)
 
-static __attribute__((no_instrument_function, no_stack_protector,
-                      no_sanitize("address", "thread", "undefined"))) fnp_hook_fn *
-pick(fnp_hook_fn *timed, fnp_hook_fn *counting)
+static FNP_EARLY fnp_hook_fn *pick(fnp_hook_fn *timed, fnp_hook_fn *counting)
 {
     int seen = fnp_peek();
     if (seen < 0)
@@ -186,16 +175,12 @@ pick(fnp_hook_fn *timed, fnp_hook_fn *counting)
     return seen & FNP_PEEK_COUNT ? counting : timed;
 }
 
-static __attribute__((used, no_instrument_function, no_stack_protector,
-                      no_sanitize("address", "thread", "undefined"))) fnp_hook_fn *
-resolve_enter(void)
+static __attribute__((used)) FNP_EARLY fnp_hook_fn *resolve_enter(void)
 {
     return pick(hook_enter, hook_enter_count);
 }
 
-static __attribute__((used, no_instrument_function, no_stack_protector,
-                      no_sanitize("address", "thread", "undefined"))) fnp_hook_fn *
-resolve_exit(void)
+static __attribute__((used)) FNP_EARLY fnp_hook_fn *resolve_exit(void)
 {
     return pick(hook_exit, hook_exit_count);
 }

@@ -13,10 +13,6 @@
 
 #if FNP_HAVE_IFUNC
 
-#define FNP_EARLY                                                                                  \
-    __attribute__((no_instrument_function, no_stack_protector,                                     \
-                   no_sanitize("address", "thread", "undefined")))
-
 static FNP_EARLY long raw3(long nr, long a, long b, long c)
 {
     long ret;

@@ -468,6 +468,11 @@ void fnp_signals_paths(void);
 
 #if defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) && !defined(FNP_NO_IFUNC)
 #define FNP_HAVE_IFUNC 1
+/* For code the loader runs before the process is set up (ifunc resolvers): no
+ * instrumentation, no stack protector (its canary is in TLS), no sanitizer (not started). */
+#define FNP_EARLY                                                                                  \
+    __attribute__((no_instrument_function, no_stack_protector,                                     \
+                   no_sanitize("address", "thread", "undefined")))
 /* What the environment the process started with asks for: FNP_PEEK_OUTPUT when
  * PROF_OUTPUT is set and not empty, FNP_PEEK_COUNT when PROF_TIMER is "none"; -1 when it
  * cannot tell. Safe before relocation, TLS and sanitizers: raw system calls only. */

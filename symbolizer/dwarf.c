@@ -254,6 +254,12 @@ static uint64_t hash_str(const char *s)
     return h;
 }
 
+/* lo's home slot in a set of cap slots (a power of two). */
+static size_t addr_home(uint64_t lo, size_t cap)
+{
+    return (size_t)(lo * 0x9e3779b97f4a7c15ull >> 20) & (cap - 1);
+}
+
 /* Adds lo to the set; false when it was there already. */
 static bool add_to(struct walker *w, struct addrset *t, uint64_t lo)
 {
@@ -267,7 +273,7 @@ static bool add_to(struct walker *w, struct addrset *t, uint64_t lo)
         for (size_t i = 0; i < t->cap; i++) {
             if (!t->slot[i])
                 continue;
-            size_t j = (t->slot[i] * 0x9e3779b97f4a7c15ull >> 20) & (cap - 1);
+            size_t j = addr_home(t->slot[i], cap);
             while (slot[j])
                 j = (j + 1) & (cap - 1);
             slot[j] = t->slot[i];
@@ -276,7 +282,7 @@ static bool add_to(struct walker *w, struct addrset *t, uint64_t lo)
         t->slot = slot;
         t->cap = cap;
     }
-    size_t j = (lo * 0x9e3779b97f4a7c15ull >> 20) & (t->cap - 1);
+    size_t j = addr_home(lo, t->cap);
     while (t->slot[j]) {
         if (t->slot[j] == lo)
             return false;
@@ -291,7 +297,7 @@ static bool has(const struct addrset *t, uint64_t lo)
 {
     if (!t->cap || !lo)
         return false;
-    size_t j = (lo * 0x9e3779b97f4a7c15ull >> 20) & (t->cap - 1);
+    size_t j = addr_home(lo, t->cap);
     for (; t->slot[j]; j = (j + 1) & (t->cap - 1))
         if (t->slot[j] == lo)
             return true;
