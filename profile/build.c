@@ -193,6 +193,61 @@ static int64_t hang_roots(struct fnp_profile *p, const struct fnp_raw *r,
     return 0;
 }
 
+static int by_desc(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x > y ? -1 : x < y;
+}
+
+/*
+ * Keeps the named forest body[0, n) as p's tree, in the run's ticks (or calls).
+ * Threads are numbered from 1 in the order they first made a call: the runtime lists
+ * thread states newest first, so the highest index is thread 1, normally main's.
+ */
+static int keep_tree(struct fnp_profile *p, const struct fnp_raw *r,
+                     const struct fnp_tree_node *body)
+{
+    size_t n = r->n;
+    struct fnp_tree_node *t = malloc((n ? n : 1) * sizeof(*t));
+    uint32_t *ids = malloc((n ? n : 1) * sizeof(*ids));
+    char(*names)[32] = NULL;
+    const char **name_ptrs = NULL;
+    int rc = -ENOMEM;
+    if (!t || !ids)
+        goto out;
+    size_t nids = 0;
+    for (size_t i = 0; i < n; i++)
+        if (r->nodes[i].parent == FNP_NO_PARENT)
+            ids[nids++] = r->nodes[i].thread;
+    qsort(ids, nids, sizeof(*ids), by_desc);
+    size_t u = 0;
+    for (size_t i = 0; i < nids; i++)
+        if (!u || ids[u - 1] != ids[i])
+            ids[u++] = ids[i];
+    names = malloc((u ? u : 1) * sizeof(*names));
+    name_ptrs = malloc((u ? u : 1) * sizeof(*name_ptrs));
+    if (!names || !name_ptrs)
+        goto out;
+    for (size_t i = 0; i < u; i++) {
+        snprintf(names[i], sizeof(names[i]), "thread %zu", i + 1);
+        name_ptrs[i] = names[i];
+    }
+    for (size_t i = 0; i < n; i++) {
+        t[i] = body[i];
+        uint32_t key = r->nodes[i].thread;
+        const uint32_t *hit = bsearch(&key, ids, u, sizeof(*ids), by_desc);
+        t[i].thread = hit ? (uint32_t)(hit - ids) : 0;
+    }
+    rc = fnp_tree_set(p, t, n, r->count_only ? FNP_TREE_CALLS : FNP_TREE_TIME,
+                      r->count_only ? 1.0 : r->tick_seconds, name_ptrs, u);
+out:
+    free(t);
+    free(ids);
+    free(names);
+    free(name_ptrs);
+    return rc;
+}
+
 int fnp_profile_build(struct fnp_profile *p, const struct fnp_raw *r,
                       const struct fnp_symbolizer_api *api)
 {
@@ -237,6 +292,9 @@ int fnp_profile_build(struct fnp_profile *p, const struct fnp_raw *r,
         goto out;
     if (r->count_only)
         count_as_ticks(tree + 1, r->n);
+    rc = keep_tree(p, r, tree + 1);
+    if (rc)
+        goto out;
     int64_t first = hang_roots(p, r, tree);
     if (first < 0) {
         rc = (int)first;

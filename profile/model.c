@@ -33,6 +33,7 @@ void fnp_profile_free(struct fnp_profile *p)
     free(p->edges);
     free(p->func_slots);
     free(p->edge_slots);
+    fnp_tree_clear(p);
     memset(p, 0, sizeof(*p));
 }
 
@@ -327,6 +328,7 @@ static void add_stats(struct fnp_stats *a, const struct fnp_stats *b)
 
 int fnp_profile_merge(struct fnp_profile *a, const struct fnp_profile *b)
 {
+    int was_empty = a->nfuncs == 0;
     uint32_t *map = malloc((b->nfuncs ? b->nfuncs : 1) * sizeof(*map));
     if (!map)
         return -ENOMEM;
@@ -347,6 +349,22 @@ int fnp_profile_merge(struct fnp_profile *a, const struct fnp_profile *b)
         }
         add_stats(&a->edges[e].st, &b->edges[i].st);
     }
+    int rc = 0;
+    if (was_empty && b->tree_kind != FNP_TREE_NONE) {
+        /* The first profile added: its tree is the sum's, in the sum's function indices. */
+        struct fnp_tree_node *t = malloc((b->ntree ? b->ntree : 1) * sizeof(*t));
+        rc = t ? 0 : -ENOMEM;
+        for (size_t i = 0; t && i < b->ntree; i++) {
+            t[i] = b->tree[i];
+            t[i].func = map[t[i].func];
+        }
+        if (t)
+            rc = fnp_tree_set(a, t, b->ntree, b->tree_kind, b->tick_seconds,
+                              (const char *const *)b->threads, b->nthreads);
+        free(t);
+    } else if (!was_empty) {
+        rc = fnp_tree_merge(a, b, map);
+    }
     free(map);
-    return 0;
+    return rc;
 }

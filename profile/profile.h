@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct fnp_sink;
+
 /* ---- model.c: functions, edges and cProfile's recursion rules ----------------------- */
 
 /* A function's pstats key. Strings are copied into the profile. */
@@ -54,6 +56,25 @@ struct fnp_profile {
     uint32_t *edge_slots;
     size_t edge_slot_mask;
     size_t funcs_cap, edges_cap;
+    /* The calling-context tree (tree.c) the functions and edges were derived from, kept so
+     * that every view can draw exact call paths: nodes in pre-order, func indexing funcs,
+     * one root per outermost call of a thread, ticks and back in the run's clock ticks
+     * of tick_seconds each (FNP_TREE_TIME), or in calls (FNP_TREE_CALLS: a count-only
+     * run, tick_seconds 1 as in its pstats). Integer ticks, converted once by whoever
+     * shows them, keep the tree's sums exactly the dict's. FNP_TREE_NONE: no tree (a file
+     * CPython wrote, or an input without one was merged in). */
+    struct fnp_tree_node *tree;
+    size_t ntree, tree_cap;
+    char **threads; /* names of the threads the roots' thread fields index */
+    size_t nthreads;
+    uint32_t tree_kind;
+    double tick_seconds;
+};
+
+enum fnp_tree_kind {
+    FNP_TREE_NONE,
+    FNP_TREE_TIME,
+    FNP_TREE_CALLS,
 };
 
 #define FNP_NO_PARENT UINT32_MAX
@@ -67,6 +88,7 @@ struct fnp_tree_node {
     uint64_t ticks;  /* inclusive ticks, summed over those calls */
     int64_t back;    /* see struct fnp_raw_node */
     uint32_t flags;  /* FNP_OPEN_*: see struct fnp_raw_node */
+    uint32_t thread; /* the thread it ran on (fnp_profile.threads); the model ignores it */
 };
 
 /* A node whose calls were made on other paths than its own (merged beyond the node cap)
@@ -99,7 +121,9 @@ int64_t fnp_profile_find_edge(const struct fnp_profile *p, uint32_t caller, uint
 int fnp_profile_add_tree(struct fnp_profile *p, const struct fnp_tree_node *nodes, size_t n,
                          double tick_seconds);
 
-/* Adds b's numbers to a's, function by function and edge by edge (pstats.Stats.add).
+/* Adds b's numbers to a's, function by function and edge by edge (pstats.Stats.add), and
+ * b's tree to a's (fnp_tree_merge); an empty a takes b's tree kind, and a tree merged with
+ * a profile that has none, or of another unit, is dropped (FNP_TREE_NONE).
  * Returns 0 or -ENOMEM. */
 int fnp_profile_merge(struct fnp_profile *a, const struct fnp_profile *b);
 
@@ -107,6 +131,83 @@ int fnp_profile_merge(struct fnp_profile *a, const struct fnp_profile *b);
  * -ENOMEM (*arr untouched). Readers bound need by their input's length first, so a
  * hostile count cannot ask for more than a small multiple of the input. */
 int fnp_array_grow(void **arr, size_t *cap, size_t need, size_t size);
+
+/* ---- tree.c: the calling-context tree a profile keeps -------------------------------- */
+
+/*
+ * Replaces p's tree by the forest nodes[0, n) (every parent before its children; ticks
+ * and back of tick_seconds each), put in canonical pre-order: a subtree contiguous,
+ * siblings by function index, and siblings of the same function (and thread, for roots)
+ * merged into one. Thread names are copied; a root's thread must be below nthreads.
+ * Returns 0, -EINVAL (a malformed forest) or -ENOMEM (p's tree then FNP_TREE_NONE).
+ */
+int fnp_tree_set(struct fnp_profile *p, const struct fnp_tree_node *nodes, size_t n, uint32_t kind,
+                 double tick_seconds, const char *const *threads, size_t nthreads);
+
+/* Adds b's tree to a's, path by path (a path is the sequence of function keys from a
+ * root, and the root's thread index): the tree of the profile pstats.Stats.add makes.
+ * b's ticks are rescaled to a's tick_seconds when they differ (two runs' clocks), to the
+ * nearest tick. map[i] is a's index of b's function i. Returns 0 or -ENOMEM. */
+int fnp_tree_merge(struct fnp_profile *a, const struct fnp_profile *b, const uint32_t *map);
+
+/* ticks * scale to the nearest integer, saturating. */
+uint64_t fnp_ticks_scale(uint64_t ticks, double scale);
+
+/* Frees p's tree; p->tree_kind becomes FNP_TREE_NONE. */
+void fnp_tree_clear(struct fnp_profile *p);
+
+/* Each node's own value (ticks less its children's and its back ticks; clock noise that
+ * makes it negative counts as 0) into self[0, p->ntree), and into incl (may be NULL) the
+ * node's own value plus its children's incl: the width a flame graph gives it, so that
+ * children always fit inside their parent. */
+void fnp_tree_values(const struct fnp_profile *p, uint64_t *self, uint64_t *incl);
+
+/*
+ * For a profile without a tree (CPython's, an older fnprof's): a tree rebuilt from the
+ * caller edges, the way snakeviz and gprof2dot draw one. Every function no call reaches
+ * from another is a root; a node's callees get the share of its time that the edges give
+ * them (a node of f standing for a fraction of f's cumtime gives callee g that fraction
+ * of the edge's cumtime), paths stop where a function would repeat, and nodes below
+ * 1/min_share of the total are left out. At most max_nodes nodes. The numbers are
+ * estimates: a callee's calls are spread over its callers' paths in proportion, which
+ * is exactly what the kept tree does not need to do. Returns 0 or -ENOMEM.
+ */
+int fnp_tree_from_edges(struct fnp_profile *p, double min_share, size_t max_nodes);
+
+/* ---- tree_write.c, tree_read.c: the tree's file format -------------------------------- */
+
+/*
+ * The tree travels in the pstats file, after the marshal dict: every pstats reader
+ * (pstats.Stats, snakeviz, gprof2dot, pyprof2calltree) reads one marshal object and stops,
+ * so the file stays what cProfile writes. docs/tree-format.md describes the layout:
+ *   "FNPTREE\n", u32 version, u32 kind, u32 nfuncs, u32 dict_crc, u64 body_len,
+ *   u32 body_crc, f64 tick_seconds, then body_len bytes of LEB128 numbers: threads
+ *   (names), nodes.
+ * Functions are named by their position in the dict, so the tree adds O(nodes) bytes.
+ */
+#define FNP_TREE_MAGIC "FNPTREE\n"
+#define FNP_TREE_VERSION 1
+#define FNP_TREE_HEADER 44
+/* Bounds a reader enforces beyond the input's own length. */
+#define FNP_TREE_MAX_THREADS (1u << 20)
+#define FNP_TREE_MAX_NAME 4096
+
+/* CRC-32 (the zlib/PNG polynomial) of data, continuing crc (0 to start). */
+uint32_t fnp_crc32(uint32_t crc, const void *data, size_t n);
+
+/* Writes p as a pstats file: the dict (fnp_pstats_write), then p's tree, if it has one,
+ * as the trailer above. s must be empty when called (the trailer checksums the dict).
+ * Returns s->err. */
+int fnp_profile_write(const struct fnp_profile *p, struct fnp_sink *s);
+
+/*
+ * Reads the trailer in data[0, len), which follows dict[0, dict_len) in the file, into
+ * p's tree; p->funcs[0, nkeys) are the dict's keys in the dict's order. Returns 0, or
+ * -EINVAL with "offset N: calling-context tree: ..." in why (N counted from the file's
+ * start), or -ENOMEM. On failure p's tree is FNP_TREE_NONE.
+ */
+int fnp_tree_read(struct fnp_profile *p, size_t nkeys, const unsigned char *dict, size_t dict_len,
+                  const unsigned char *data, size_t len, char *why, size_t whylen);
 
 /* ---- build.c: a profile from recorded addresses ------------------------------------ */
 
@@ -208,6 +309,7 @@ struct fnp_sink {
     size_t len;
     size_t cap;
     uint64_t total; /* bytes accepted so far */
+    uint32_t crc;   /* fnp_crc32 of those bytes */
 };
 
 /* A sink collecting into malloc'd memory (buf, len). */
@@ -359,7 +461,8 @@ void fnp_raw_file_free(struct fnp_raw_file *f);
  * profile. Accepts whatever CPython 3.8-3.13's cProfile and pstats write (marshal version
  * 0-4, references included) and rejects anything else shaped unlike cProfile's dict:
  * negative counts, negative or non-finite times, a line outside 0..UINT32_MAX, a key twice,
- * an empty dict (pstats.Stats refuses one), bytes after the dict. A caller key that is not
+ * an empty dict (pstats.Stats refuses one), bytes after the dict other than fnprof's
+ * calling-context tree (read too, into p's tree: fnp_tree_read). A caller key that is not
  * also a top-level key (pstats tolerates it) becomes a function with zero numbers.
  * Returns 0, or -EINVAL / -EFBIG / -ENOMEM with a one-line reason in why ("offset N: ...",
  * why may be NULL). On failure p is unchanged, except after -ENOMEM while adding to a

@@ -344,7 +344,8 @@ static int load(struct loader *ld)
                     kind_of(ld, root));
     if (!val(ld, root)->n)
         return fail(ld, root, "empty dict: a profile of no function (pstats refuses it too)");
-    if (d->end != d->len)
+    int tree = d->len - d->end >= 8 && !memcmp(d->data + d->end, FNP_TREE_MAGIC, 8);
+    if (d->end != d->len && !tree)
         return fail(ld, root, "%zu bytes follow the dict: not a pstats file", d->len - d->end);
     for (uint32_t pi = val(ld, root)->v.first; pi != NO_PAIR; pi = d->pairs[pi].next) {
         int rc = load_function(ld, &d->pairs[pi]);
@@ -360,7 +361,11 @@ static int load(struct loader *ld)
                 return rc;
         }
     }
-    return 0;
+    if (!tree)
+        return 0;
+    int rc = fnp_tree_read(&ld->p, val(ld, root)->n, d->data, d->end, d->data + d->end,
+                           d->len - d->end, ld->why, ld->whylen);
+    return rc == -ENOMEM ? oom(ld) : rc;
 }
 
 int fnp_pstats_read(struct fnp_profile *p, const void *data, size_t len, char *why, size_t whylen)

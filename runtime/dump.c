@@ -50,7 +50,7 @@ static struct fnp_raw_module *all_modules(const struct fnp_modmap *map, size_t *
 
 static int write_pstats(struct fnp_sink *sink, void *profile)
 {
-    return fnp_pstats_write(profile, sink);
+    return fnp_profile_write(profile, sink);
 }
 
 int fnp_dump(const char *path, int quiet)

@@ -22,7 +22,7 @@ static void usage(FILE *out)
 
 static int write_profile(struct fnp_sink *s, void *p)
 {
-    return fnp_pstats_write(p, s);
+    return fnp_profile_write(p, s);
 }
 
 int fnp_cmd_merge(int argc, char **argv)

@@ -41,7 +41,7 @@ static void warn_line(void *ctx, const char *msg)
 
 static int write_profile(struct fnp_sink *s, void *p)
 {
-    return fnp_pstats_write(p, s);
+    return fnp_profile_write(p, s);
 }
 
 /* OUT for RAW: "x.prof.raw" -> "x.prof"; a name without .raw gets ".prof". */

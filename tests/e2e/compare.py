@@ -26,6 +26,8 @@ import pstats
 import re
 import sys
 
+import fnptree
+
 BUILTIN_FILE = "~"
 
 
@@ -71,9 +73,7 @@ def load_pstats(path):
         stats = marshal.load(stream)
     except (EOFError, ValueError, TypeError) as e:
         return None, ["%s is not a marshalled object: %s" % (path, e)]
-    if stream.tell() != len(data):
-        problems.append("%s: %d bytes after the dict (the file is one dict, nothing else)"
-                        % (path, len(data) - stream.tell()))
+    end = stream.tell()
     if not isinstance(stats, dict):
         return None, ["%s holds a %s, not a dict" % (path, type(stats).__name__)]
     if not stats:
@@ -109,6 +109,17 @@ def load_pstats(path):
                                  % (fmt_key(key), fmt_key(caller), edge))
     if malformed:
         return None, problems + malformed
+    # After the dict, only fnprof's calling-context tree, whose own derivation of cProfile's
+    # numbers must give the dict's (fnptree.py, a reader independent of fnprof's).
+    if end != len(data):
+        try:
+            tree = fnptree.parse(stats, data[:end], data[end:])
+        except fnptree.TreeError as e:
+            problems.append("%s: %d bytes after the dict, not a calling-context tree: %s"
+                            % (path, len(data) - end, e))
+        else:
+            problems += ["%s: the tree disagrees with the dict: %s" % (path, p)
+                         for p in fnptree.check(stats, tree)[:20]]
     return stats, problems
 
 

@@ -1,0 +1,231 @@
+/*
+ * Reads the tree's trailer (tree_write.c, docs/tree-format.md). The bytes are hostile: every
+ * number is bounded by what is left of the input before anything is allocated for it, a
+ * node may only name a parent before it, a function of the dict and a thread of the
+ * table; the checksums catch a trailer damaged, cut short or glued to another dict.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+struct reader {
+    const unsigned char *p;
+    size_t len, pos;
+    size_t base; /* file offset of p[0], for messages */
+    char *why;
+    size_t whylen;
+};
+
+__attribute__((format(printf, 2, 3))) static int bad(struct reader *r, const char *fmt, ...)
+{
+    if (r->why && r->whylen) {
+        int n = snprintf(r->why, r->whylen, "offset %zu: calling-context tree: ", r->base + r->pos);
+        va_list ap;
+        va_start(ap, fmt);
+        if (n >= 0 && (size_t)n < r->whylen)
+            vsnprintf(r->why + n, r->whylen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return -EINVAL;
+}
+
+static uint64_t get_le(const unsigned char *b, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; i++)
+        v |= (uint64_t)b[i] << (8 * i);
+    return v;
+}
+
+static int get_uleb(struct reader *r, uint64_t *out)
+{
+    uint64_t v = 0;
+    for (unsigned shift = 0;; shift += 7) {
+        if (r->pos >= r->len)
+            return bad(r, "cut short");
+        unsigned char b = r->p[r->pos++];
+        if (shift == 63 && (b & 0x7e))
+            return bad(r, "a number over 64 bits");
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            break;
+        if (shift == 63)
+            return bad(r, "a number over 64 bits");
+    }
+    *out = v;
+    return 0;
+}
+
+static int get_sleb(struct reader *r, int64_t *out)
+{
+    uint64_t v = 0;
+    unsigned shift = 0;
+    unsigned char b;
+    do {
+        if (r->pos >= r->len)
+            return bad(r, "cut short");
+        if (shift > 63)
+            return bad(r, "a number over 64 bits");
+        b = r->p[r->pos++];
+        v |= (uint64_t)(b & 0x7f) << shift;
+        shift += 7;
+    } while (b & 0x80);
+    if (shift < 64 && (b & 0x40))
+        v |= ~(uint64_t)0 << shift;
+    *out = (int64_t)v;
+    return 0;
+}
+
+/* A count of items of at least min_bytes each: no more than the input has left. */
+static int get_count(struct reader *r, size_t min_bytes, uint64_t limit, const char *what,
+                     size_t *out)
+{
+    uint64_t v;
+    int rc = get_uleb(r, &v);
+    if (rc)
+        return rc;
+    if (v > (r->len - r->pos) / min_bytes || v > limit)
+        return bad(r, "%llu %s: more than the file holds", (unsigned long long)v, what);
+    *out = (size_t)v;
+    return 0;
+}
+
+static int read_threads(struct reader *r, char ***names, size_t *n)
+{
+    int rc = get_count(r, 1, FNP_TREE_MAX_THREADS, "threads", n);
+    if (rc)
+        return rc;
+    *names = calloc(*n ? *n : 1, sizeof(**names));
+    if (!*names)
+        return -ENOMEM;
+    for (size_t i = 0; i < *n; i++) {
+        size_t len = 0;
+        rc = get_count(r, 1, FNP_TREE_MAX_NAME, "bytes of a thread name", &len);
+        if (rc)
+            return rc;
+        if (memchr(r->p + r->pos, 0, len))
+            return bad(r, "a thread name holds a NUL byte");
+        (*names)[i] = malloc(len + 1);
+        if (!(*names)[i])
+            return -ENOMEM;
+        memcpy((*names)[i], r->p + r->pos, len);
+        (*names)[i][len] = 0;
+        r->pos += len;
+    }
+    return 0;
+}
+
+/* Node i's fields, checked against what came before. */
+static int read_node(struct reader *r, size_t i, size_t nkeys, size_t nthreads,
+                     struct fnp_tree_node *nd)
+{
+    uint64_t func, up, thread = 0, flags;
+    int rc = get_uleb(r, &func);
+    if (!rc && func >= nkeys)
+        rc = bad(r, "node %zu names function %llu of %zu", i, (unsigned long long)func, nkeys);
+    if (!rc)
+        rc = get_uleb(r, &up);
+    if (!rc && up > i)
+        rc = bad(r, "node %zu has a parent %llu nodes before the first", i,
+                 (unsigned long long)(up - i));
+    if (!rc && up == 0) {
+        rc = get_uleb(r, &thread);
+        if (!rc && thread >= nthreads)
+            rc = bad(r, "node %zu runs on thread %llu of %zu", i, (unsigned long long)thread,
+                     nthreads);
+    }
+    if (!rc)
+        rc = get_uleb(r, &nd->ncalls);
+    if (!rc)
+        rc = get_uleb(r, &nd->ticks);
+    if (!rc)
+        rc = get_sleb(r, &nd->back);
+    if (!rc)
+        rc = get_uleb(r, &flags);
+    if (!rc && flags > (FNP_OPEN_GIVEN | FNP_OPEN_FUNC | FNP_OPEN_EDGE))
+        rc = bad(r, "node %zu has unknown flags 0x%llx", i, (unsigned long long)flags);
+    if (rc)
+        return rc;
+    nd->func = (uint32_t)func;
+    nd->parent = up ? (uint32_t)(i - up) : FNP_NO_PARENT;
+    nd->thread = (uint32_t)thread;
+    nd->flags = (uint32_t)flags;
+    return 0;
+}
+
+int fnp_tree_read(struct fnp_profile *p, size_t nkeys, const unsigned char *dict, size_t dict_len,
+                  const unsigned char *data, size_t len, char *why, size_t whylen)
+{
+    struct reader r = {.p = data, .len = len, .base = dict_len, .why = why, .whylen = whylen};
+    fnp_tree_clear(p);
+    if (len < FNP_TREE_HEADER)
+        return bad(&r, "cut short in its header (%zu of %d bytes)", len, FNP_TREE_HEADER);
+    if (memcmp(data, FNP_TREE_MAGIC, 8))
+        return bad(&r, "no FNPTREE header");
+    uint64_t version = get_le(data + 8, 4), kind = get_le(data + 12, 4);
+    uint64_t nfuncs = get_le(data + 16, 4), dict_crc = get_le(data + 20, 4);
+    uint64_t body_len = get_le(data + 24, 8), body_crc = get_le(data + 32, 4);
+    r.pos = 8;
+    if (version != FNP_TREE_VERSION)
+        return bad(&r, "version %llu (this fnprof reads version %d)", (unsigned long long)version,
+                   FNP_TREE_VERSION);
+    r.pos = 12;
+    if (kind != FNP_TREE_TIME && kind != FNP_TREE_CALLS)
+        return bad(&r, "unknown unit %llu", (unsigned long long)kind);
+    r.pos = 16;
+    if (nfuncs != nkeys)
+        return bad(&r, "made for a dict of %llu functions, not this one of %zu",
+                   (unsigned long long)nfuncs, nkeys);
+    r.pos = 20;
+    if (dict_crc != fnp_crc32(0, dict, dict_len))
+        return bad(&r, "its checksum of the dict does not match: the dict was changed, or the "
+                       "tree belongs to another");
+    r.pos = 24;
+    if (body_len != len - FNP_TREE_HEADER)
+        return bad(&r, "%llu bytes announced, %zu present%s", (unsigned long long)body_len,
+                   len - FNP_TREE_HEADER, body_len > len - FNP_TREE_HEADER ? " (cut short)" : "");
+    r.pos = 32;
+    if (body_crc != fnp_crc32(0, data + FNP_TREE_HEADER, (size_t)body_len))
+        return bad(&r, "the body's checksum does not match: the file is damaged");
+    uint64_t bits = get_le(data + 36, 8);
+    double tick_seconds;
+    memcpy(&tick_seconds, &bits, sizeof(tick_seconds));
+    r.pos = 36;
+    if (!(tick_seconds > 0 && tick_seconds < 1e6))
+        return bad(&r, "a tick of %g seconds", tick_seconds);
+    r.pos = FNP_TREE_HEADER;
+
+    char **names = NULL;
+    size_t nthreads = 0, n = 0;
+    struct fnp_tree_node *nodes = NULL;
+    int rc = read_threads(&r, &names, &nthreads);
+    /* A node takes at least 6 bytes: func, parent, ncalls, ticks, back, flags. */
+    if (!rc)
+        rc = get_count(&r, 6, UINT32_MAX - 1, "nodes", &n);
+    if (!rc) {
+        nodes = malloc((n ? n : 1) * sizeof(*nodes));
+        rc = nodes ? 0 : -ENOMEM;
+    }
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = read_node(&r, i, nkeys, nthreads, &nodes[i]);
+    if (!rc && r.pos != r.len)
+        rc = bad(&r, "%zu bytes after the last node", r.len - r.pos);
+    if (!rc) {
+        /* Checked node by node above, so only memory can fail here. */
+        rc = fnp_tree_set(p, nodes, n, (uint32_t)kind, tick_seconds, (const char *const *)names,
+                          nthreads);
+        if (rc == -EINVAL)
+            bad(&r, "malformed");
+    }
+    if (rc == -ENOMEM && why)
+        snprintf(why, whylen, "out of memory");
+    for (size_t i = 0; names && i < nthreads; i++)
+        free(names[i]);
+    free(names);
+    free(nodes);
+    return rc;
+}

@@ -1,0 +1,97 @@
+/*
+ * The tree's trailer (docs/tree-format.md), written after the pstats dict: a fixed header
+ * that checksums the dict it belongs to and the body, then the body in LEB128 numbers, the
+ * varint of DWARF and protobuf: most counts fit in one or two bytes.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "profile.h"
+
+static void put_le(unsigned char *b, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        b[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_uleb(struct fnp_sink *s, uint64_t v)
+{
+    unsigned char b[10];
+    size_t n = 0;
+    do {
+        b[n] = v & 0x7f;
+        v >>= 7;
+        if (v)
+            b[n] |= 0x80;
+        n++;
+    } while (v);
+    fnp_sink_write(s, b, n);
+}
+
+static void put_sleb(struct fnp_sink *s, int64_t v)
+{
+    unsigned char b[10];
+    size_t n = 0;
+    for (;;) {
+        unsigned char byte = v & 0x7f;
+        v >>= 7; /* arithmetic on every compiler fnprof builds with (gcc, clang) */
+        int done = (v == 0 && !(byte & 0x40)) || (v == -1 && (byte & 0x40));
+        b[n++] = done ? byte : byte | 0x80;
+        if (done)
+            break;
+    }
+    fnp_sink_write(s, b, n);
+}
+
+static void write_body(const struct fnp_profile *p, struct fnp_sink *b)
+{
+    put_uleb(b, p->nthreads);
+    for (size_t i = 0; i < p->nthreads; i++) {
+        size_t len = strlen(p->threads[i]);
+        put_uleb(b, len);
+        fnp_sink_write(b, p->threads[i], len);
+    }
+    put_uleb(b, p->ntree);
+    for (size_t i = 0; i < p->ntree; i++) {
+        const struct fnp_tree_node *n = &p->tree[i];
+        put_uleb(b, n->func);
+        /* Distance back to the parent, 0 for a root: in pre-order mostly 1. */
+        put_uleb(b, n->parent == FNP_NO_PARENT ? 0 : i - n->parent);
+        if (n->parent == FNP_NO_PARENT)
+            put_uleb(b, n->thread);
+        put_uleb(b, n->ncalls);
+        put_uleb(b, n->ticks);
+        put_sleb(b, n->back);
+        put_uleb(b, n->flags);
+    }
+}
+
+int fnp_profile_write(const struct fnp_profile *p, struct fnp_sink *s)
+{
+    if (fnp_pstats_write(p, s) || p->tree_kind == FNP_TREE_NONE)
+        return s->err;
+    uint32_t dict_crc = s->crc;
+    struct fnp_sink body;
+    fnp_sink_memory(&body);
+    write_body(p, &body);
+    if (body.err) {
+        s->err = body.err;
+        fnp_sink_free(&body);
+        return s->err;
+    }
+    unsigned char h[FNP_TREE_HEADER];
+    memcpy(h, FNP_TREE_MAGIC, 8);
+    put_le(h + 8, FNP_TREE_VERSION, 4);
+    put_le(h + 12, p->tree_kind, 4);
+    put_le(h + 16, p->nfuncs, 4);
+    put_le(h + 20, dict_crc, 4);
+    put_le(h + 24, body.len, 8);
+    put_le(h + 32, fnp_crc32(0, body.buf, body.len), 4);
+    uint64_t bits;
+    memcpy(&bits, &p->tick_seconds, sizeof(bits));
+    put_le(h + 36, bits, 8);
+    fnp_sink_write(s, h, sizeof(h));
+    fnp_sink_write(s, body.buf, body.len);
+    fnp_sink_free(&body);
+    return s->err;
+}

@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""An independent reader of the calling-context tree fnprof keeps after the pstats dict.
+
+Written from docs/tree-format.md, not from profile/tree_read.c, so that the tests compare
+two readings of the format. Also rebuilds cProfile's numbers from the tree, as a second
+derivation beside profile/model.c:
+
+    python3 fnptree.py FILE.prof      # prints the tree; exit 1 if it does not match the dict
+
+python3 standard library only.
+"""
+
+import io
+import marshal
+import struct
+import sys
+import zlib
+
+MAGIC = b"FNPTREE\n"
+HEADER = 44
+KIND_TIME, KIND_CALLS = 1, 2
+PROCESS_KEY = ("~", 0, "<process>")
+
+
+class TreeError(Exception):
+    pass
+
+
+class Node:
+    __slots__ = ("index", "key", "parent", "thread", "ncalls", "ticks", "back", "flags",
+                 "children")
+
+    def __repr__(self):
+        return "Node(%d, %r, calls=%d, ticks=%d)" % (self.index, self.key, self.ncalls, self.ticks)
+
+
+class Tree:
+    """kind (KIND_TIME or KIND_CALLS), tick_seconds, threads (names), nodes (pre-order,
+    children linked)."""
+
+    def __init__(self, kind, tick_seconds, threads, nodes):
+        self.kind, self.tick_seconds, self.threads, self.nodes = kind, tick_seconds, threads, nodes
+
+    def seconds(self, ticks):
+        return ticks * self.tick_seconds
+
+    def roots(self):
+        return [n for n in self.nodes if n.parent is None]
+
+    def path(self, node):
+        keys = []
+        while node is not None:
+            keys.append(node.key)
+            node = node.parent
+        return tuple(reversed(keys))
+
+    def self_value(self, node):
+        v = node.ticks - node.back - sum(c.ticks for c in node.children)
+        return max(v, 0)
+
+
+def _uleb(data, pos):
+    value = shift = 0
+    while True:
+        if pos >= len(data):
+            raise TreeError("cut short")
+        b = data[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return value, pos
+
+
+def _sleb(data, pos):
+    value = shift = 0
+    while True:
+        if pos >= len(data):
+            raise TreeError("cut short")
+        b = data[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            if b & 0x40:
+                value -= 1 << shift
+            return value, pos
+
+
+def read(path):
+    """Returns (stats dict, Tree or None). Raises TreeError for a damaged tree."""
+    with open(path, "rb") as f:
+        data = f.read()
+    stream = io.BytesIO(data)
+    stats = marshal.load(stream)
+    end = stream.tell()
+    if end == len(data):
+        return stats, None
+    return stats, parse(stats, data[:end], data[end:])
+
+
+def parse(stats, dict_bytes, trailer):
+    if len(trailer) < HEADER or trailer[:8] != MAGIC:
+        raise TreeError("no FNPTREE header")
+    (version, kind, nfuncs, dict_crc, body_len, body_crc,
+     tick_seconds) = struct.unpack_from("<IIIIQId", trailer, 8)
+    if version != 1:
+        raise TreeError("version %d" % version)
+    if kind not in (KIND_TIME, KIND_CALLS):
+        raise TreeError("unit %d" % kind)
+    if not 0 < tick_seconds < 1e6:
+        raise TreeError("a tick of %r seconds" % tick_seconds)
+    keys = list(stats.keys())
+    if nfuncs != len(keys):
+        raise TreeError("made for %d functions, the dict has %d" % (nfuncs, len(keys)))
+    if dict_crc != zlib.crc32(dict_bytes):
+        raise TreeError("dict checksum")
+    body = trailer[HEADER:]
+    if body_len != len(body):
+        raise TreeError("%d body bytes announced, %d present" % (body_len, len(body)))
+    if body_crc != zlib.crc32(body):
+        raise TreeError("body checksum")
+    pos = 0
+    nthreads, pos = _uleb(body, pos)
+    threads = []
+    for _ in range(nthreads):
+        n, pos = _uleb(body, pos)
+        threads.append(body[pos:pos + n].decode("utf-8", "replace"))
+        pos += n
+    nnodes, pos = _uleb(body, pos)
+    nodes = []
+    for i in range(nnodes):
+        node = Node()
+        node.index = i
+        func, pos = _uleb(body, pos)
+        up, pos = _uleb(body, pos)
+        if func >= len(keys) or up > i:
+            raise TreeError("node %d: bad function or parent" % i)
+        node.key = keys[func]
+        node.children = []
+        if up == 0:
+            node.parent = None
+            node.thread, pos = _uleb(body, pos)
+            if node.thread >= nthreads:
+                raise TreeError("node %d: bad thread" % i)
+        else:
+            node.parent = nodes[i - up]
+            node.thread = node.parent.thread
+            node.parent.children.append(node)
+        node.ncalls, pos = _uleb(body, pos)
+        node.ticks, pos = _uleb(body, pos)
+        node.back, pos = _sleb(body, pos)
+        node.flags, pos = _uleb(body, pos)
+        nodes.append(node)
+    if pos != len(body):
+        raise TreeError("%d bytes after the last node" % (len(body) - pos))
+    return Tree(kind, tick_seconds, threads, nodes)
+
+
+def derive(tree):
+    """cProfile's numbers from the tree, as fnprof derives its dict: {key: [pcalls, ncalls,
+    tottime, cumtime, {caller: [ncalls, pcalls, tottime, cumtime]}]}, times in seconds.
+
+    A call is primitive for its function when no ancestor runs the same function, for its
+    edge when no ancestor pair runs the same caller->callee (or as the node's flags say,
+    for contexts merged beyond the node cap). With several threads or outermost functions
+    the roots hang from ('~', 0, '<process>'), as in the dict.
+    """
+    stats = {}
+    roots = tree.roots()
+    several = len(tree.threads) > 1 or len({r.key for r in roots}) > 1
+
+    def entry(key):
+        return stats.setdefault(key, [0, 0, 0, 0, {}])
+
+    if several:
+        proc = entry(PROCESS_KEY)
+        proc[0] += 1
+        proc[1] += 1
+        total = sum(r.ticks for r in roots)
+        proc[2] += max(total - sum(r.ticks for r in roots), 0)
+        proc[3] += total
+    # Iterative pre-order walk with open counts of functions and edges on the path.
+    fopen, eopen = {}, {}
+    stack = [(r, PROCESS_KEY if several else None, False) for r in reversed(roots)]
+    while stack:
+        node, caller, leaving = stack.pop()
+        edge = (caller, node.key) if caller is not None else None
+        if leaving:
+            fopen[node.key] -= 1
+            if edge:
+                eopen[edge] -= 1
+            continue
+        given = node.flags & 1
+        func_open = (node.flags & 2) if given else fopen.get(node.key, 0)
+        edge_open = ((node.flags & 4) if given else eopen.get(edge, 0)) if edge else 0
+        own = node.ticks - node.back - sum(c.ticks for c in node.children)
+        e = entry(node.key)
+        e[1] += node.ncalls
+        e[2] += own
+        if not func_open:
+            e[0] += node.ncalls
+            e[3] += node.ticks
+        if edge:
+            ed = e[4].setdefault(caller, [0, 0, 0, 0])
+            ed[0] += node.ncalls
+            ed[2] += own
+            if not edge_open:
+                ed[1] += node.ncalls
+                ed[3] += node.ticks
+            eopen[edge] = eopen.get(edge, 0) + 1
+        fopen[node.key] = fopen.get(node.key, 0) + 1
+        stack.append((node, caller, True))
+        for child in reversed(node.children):
+            stack.append((child, node.key, False))
+    out = {}
+    for key, (pc, nc, tt, ct, callers) in stats.items():
+        out[key] = (pc, nc, tree.seconds(max(tt, 0)), tree.seconds(max(ct, 0)),
+                    {c: (a, b, tree.seconds(max(x, 0)), tree.seconds(max(y, 0)))
+                     for c, (a, b, x, y) in callers.items()})
+    return out
+
+
+def _close(a, b):
+    return abs(a - b) <= 1e-6 + 1e-6 * max(abs(a), abs(b))
+
+
+def check(stats, tree):
+    """Problems (strings) where the tree's derivation differs from the dict."""
+    problems = []
+    derived = derive(tree)
+    for key, value in stats.items():
+        if key[0] == "~" and key[2].startswith("<fnprof:"):
+            continue  # the label of calls merged beyond the node cap: no tree node
+        d = derived.get(key)
+        if d is None:
+            problems.append("%r: in the dict, not in the tree" % (key,))
+            continue
+        if (value[0], value[1]) != (d[0], d[1]) or not (_close(value[2], d[2])
+                                                         and _close(value[3], d[3])):
+            problems.append("%r: dict %r, tree %r" % (key, value[:4], d[:4]))
+        for caller, ev in value[4].items():
+            de = d[4].get(caller)
+            if de is None or (ev[0], ev[1]) != (de[0], de[1]) or not (
+                    _close(ev[2], de[2]) and _close(ev[3], de[3])):
+                problems.append("%r <- %r: dict %r, tree %r" % (key, caller, ev, de))
+        for caller in d[4]:
+            if caller not in value[4]:
+                problems.append("%r <- %r: in the tree, not in the dict" % (key, caller))
+    for key in derived:
+        if key not in stats:
+            problems.append("%r: in the tree, not in the dict" % (key,))
+    return problems
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    try:
+        stats, tree = read(argv[1])
+    except (TreeError, EOFError, ValueError) as e:
+        print("%s: %s" % (argv[1], e), file=sys.stderr)
+        return 1
+    if tree is None:
+        print("%s: no tree" % argv[1])
+        return 1
+    for n in tree.nodes:
+        depth = len(tree.path(n)) - 1
+        print("%s%s:%d %s  calls=%d ticks=%d back=%d thread=%s" % (
+            "  " * depth, n.key[0], n.key[1], n.key[2], n.ncalls, n.ticks, n.back,
+            tree.threads[n.thread]))
+    problems = check(stats, tree)
+    for p in problems:
+        print(p, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
