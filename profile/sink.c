@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,40 @@ void fnp_sink_write(struct fnp_sink *s, const void *data, size_t n)
     }
     memcpy(s->buf + s->len, data, n);
     s->len += n;
+}
+
+void fnp_sink_puts(struct fnp_sink *s, const char *str)
+{
+    fnp_sink_write(s, str, strlen(str));
+}
+
+void fnp_sink_printf(struct fnp_sink *s, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof(small), fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        if (!s->err)
+            s->err = -EINVAL;
+        return;
+    }
+    if ((size_t)n < sizeof(small)) {
+        fnp_sink_write(s, small, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+        if (!s->err)
+            s->err = -ENOMEM;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    fnp_sink_write(s, big, (size_t)n);
+    free(big);
 }
 
 void fnp_sink_free(struct fnp_sink *s)

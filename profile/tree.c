@@ -306,8 +306,7 @@ int fnp_tree_from_edges(struct fnp_profile *p, double min_share, size_t max_node
     for (size_t e = 0; e < ne; e++) {
         out[e] = (struct out_edge){p->edges[e].callee, (uint32_t)e};
         first[p->edges[e].caller + 1]++;
-        if (p->edges[e].caller != p->edges[e].callee)
-            in_calls[p->edges[e].callee] += (double)p->edges[e].st.ncalls;
+        in_calls[p->edges[e].callee] += (double)p->edges[e].st.ncalls;
     }
     qsort_r(out, ne, sizeof(*out), by_caller, p->edges);
     for (size_t f = 0; f < nf; f++)

@@ -23,6 +23,7 @@ enum {
 int fnp_cmd_report(int argc, char **argv);
 int fnp_cmd_run(int argc, char **argv);
 int fnp_cmd_merge(int argc, char **argv);
+int fnp_cmd_convert(int argc, char **argv);
 int fnp_cmd_symbolize(int argc, char **argv);
 
 /* main.c: "fnprof: <cmd>: " and the message as one line on stderr. */

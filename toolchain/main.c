@@ -19,6 +19,7 @@ static const struct command {
 } commands[] = {
     {"report", fnp_cmd_report, "print a profile the way python3 -m pstats does"},
     {"run", fnp_cmd_run, "run a program with libfnprof.so preloaded"},
+    {"convert", fnp_cmd_convert, "write a profile for another tool: flame graph, callgrind, ..."},
     {"merge", fnp_cmd_merge, "add profiles together, like pstats.Stats(a, b)"},
     {"symbolize", fnp_cmd_symbolize, "make the profile from a raw snapshot (a killed process)"},
 };

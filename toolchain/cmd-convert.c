@@ -1,0 +1,270 @@
+/*
+ * fnprof convert: a profile in the format another tool reads (views/). Call paths come from
+ * the calling-context tree the profile keeps; a file without one (CPython's cProfile, an
+ * older fnprof) gets a tree rebuilt from its caller edges, and the user is told so.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "views.h"
+
+extern char **environ;
+
+/* A rebuilt tree leaves out paths under this share of the total, and stops at this many
+ * nodes: a DAG unfolded into a tree can grow exponentially. */
+#define REBUILD_MIN_SHARE 1e-5
+#define REBUILD_MAX_NODES 1000000
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: fnprof convert PROFILE --to FORMAT [-o OUT] [options]\n"
+                 "\n"
+                 "Writes PROFILE (a pstats file: fnprof's, or CPython's cProfile's) in FORMAT,\n"
+                 "to OUT (whole or not at all) or to standard output. Call paths come from the\n"
+                 "calling-context tree fnprof keeps in its profiles; a file without one gets\n"
+                 "paths rebuilt from its caller edges (estimates), and a note on stderr.\n"
+                 "\n"
+                 "Formats:\n");
+    for (const struct fnp_view *v = fnp_views; v->name; v++)
+        fprintf(out, "  %-11s %s\n", v->name, v->summary);
+    fprintf(out, "\n"
+                 "Options:\n"
+                 "  -t, --to FORMAT           the format to write (required)\n"
+                 "  -o, --output OUT          the file to write (default: standard output);\n"
+                 "                            with --to dot, OUT ending in .svg, .png or .pdf\n"
+                 "                            is drawn by graphviz's dot\n"
+                 "      --node-threshold PCT  dot: leave out functions under PCT%% of the\n"
+                 "                            total time (default 0.5)\n"
+                 "      --edge-threshold PCT  dot: leave out calls under PCT%% (default 0.1)\n"
+                 "  -h, --help                show this help\n");
+}
+
+struct job {
+    const struct fnp_view *view;
+    const struct fnp_profile *p;
+    struct fnp_view_opts opts;
+    const char *render; /* dot -T<this>, or NULL */
+    const char *dot;    /* the dot program found on PATH */
+};
+
+/* The path of prog on PATH (malloc'd), or NULL. */
+static char *find_on_path(const char *prog)
+{
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        size_t n = strcspn(path, ":");
+        char *full = malloc(n + strlen(prog) + 2);
+        if (!full)
+            return NULL;
+        snprintf(full, n + strlen(prog) + 2, "%.*s/%s", (int)n, n ? path : ".", prog);
+        if (access(full, X_OK) == 0)
+            return full;
+        free(full);
+        path += n + (path[n] == ':');
+    }
+    return NULL;
+}
+
+/* Writes data to dot's standard input, its output going to fd; 0 or a negative errno. */
+static int run_dot(const struct job *j, const char *data, size_t len, int fd)
+{
+    int in[2];
+    if (pipe2(in, O_CLOEXEC))
+        return -errno;
+    char format[32];
+    snprintf(format, sizeof(format), "-T%s", j->render);
+    char *argv[] = {(char *)"dot", format, NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, fd, 1);
+    pid_t pid;
+    int rc = posix_spawn(&pid, j->dot, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(in[0]);
+    if (rc) {
+        close(in[1]);
+        return -rc;
+    }
+    int werr = 0;
+    for (size_t off = 0; off < len && !werr;) {
+        ssize_t w = write(in[1], data + off, len - off);
+        if (w < 0 && errno != EINTR)
+            werr = -errno;
+        else if (w > 0)
+            off += (size_t)w;
+    }
+    close(in[1]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -errno;
+    if (!WIFEXITED(status) || WEXITSTATUS(status))
+        return -ECHILD; /* dot said why on stderr */
+    return werr;
+}
+
+static int write_view(struct fnp_sink *s, void *ctx)
+{
+    const struct job *j = ctx;
+    if (!j->render)
+        return j->view->write(j->p, &j->opts, s);
+    struct fnp_sink dot;
+    fnp_sink_memory(&dot);
+    int rc = j->view->write(j->p, &j->opts, &dot);
+    if (!rc)
+        rc = fnp_sink_flush(s);
+    if (!rc)
+        rc = run_dot(j, dot.buf, dot.len, s->fd);
+    fnp_sink_free(&dot);
+    return rc;
+}
+
+/* "svg" when path ends in ".svg" (likewise png, pdf), else NULL. */
+static const char *render_format(const char *path)
+{
+    static const char *const formats[] = {"svg", "png", "pdf"};
+    const char *dot = strrchr(path, '.');
+    for (size_t i = 0; dot && i < sizeof(formats) / sizeof(formats[0]); i++)
+        if (!strcmp(dot + 1, formats[i]))
+            return formats[i];
+    return NULL;
+}
+
+static int parse_percent(const char *arg, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (errno || end == arg || *end || !(v >= 0 && v <= 100))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int fnp_cmd_convert(int argc, char **argv)
+{
+    enum { OPT_NODE = 256, OPT_EDGE };
+    static const struct option opts[] = {
+        {"to", required_argument, NULL, 't'},
+        {"output", required_argument, NULL, 'o'},
+        {"node-threshold", required_argument, NULL, OPT_NODE},
+        {"edge-threshold", required_argument, NULL, OPT_EDGE},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct job j = {.opts = {.node_threshold = 0.5, .edge_threshold = 0.1}};
+    const char *to = NULL, *output = NULL;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":t:o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 't':
+            to = optarg;
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        case OPT_NODE:
+        case OPT_EDGE:
+            if (parse_percent(optarg,
+                              c == OPT_NODE ? &j.opts.node_threshold : &j.opts.edge_threshold))
+                return fnp_cli_usage_error("convert", "%s wants a percentage from 0 to 100",
+                                           argv[optind - 2]);
+            break;
+        case 'h':
+            usage(stdout);
+            return FNP_EXIT_OK;
+        case ':':
+            return fnp_cli_usage_error("convert", "option '%s' needs a value", argv[optind - 1]);
+        default:
+            if (optopt)
+                return fnp_cli_usage_error("convert", "unknown option '-%c'", optopt);
+            return fnp_cli_usage_error("convert", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind == argc)
+        return fnp_cli_usage_error("convert", "no profile given");
+    if (argc - optind > 1)
+        return fnp_cli_usage_error("convert", "one profile at a time ('%s' too)", argv[optind + 1]);
+    if (!to)
+        return fnp_cli_usage_error("convert", "no format given (--to FORMAT)");
+    j.view = fnp_view_find(to);
+    if (!j.view)
+        return fnp_cli_usage_error("convert", "unknown format '%s'", to);
+    if (output && !strcmp(output, "-"))
+        output = NULL;
+    if (!output && j.view->binary && isatty(1))
+        return fnp_cli_usage_error("convert", "%s output is binary: give -o FILE", to);
+    const char *in = argv[optind];
+    j.opts.title = in;
+
+    int rc = FNP_EXIT_OK;
+    char *dot = NULL;
+    if (output && !strcmp(to, "dot") && (j.render = render_format(output))) {
+        dot = find_on_path("dot");
+        if (!dot) {
+            fnp_cli_error("convert",
+                          "%s: drawing a %s needs graphviz's 'dot', which is not on PATH "
+                          "(Debian: apt-get install graphviz); or write DOT with -o x.dot",
+                          output, j.render);
+            return FNP_EXIT_FAILURE;
+        }
+        j.dot = dot;
+    }
+    struct fnp_profile p;
+    fnp_profile_init(&p);
+    j.p = &p;
+    if (fnp_cli_load("convert", in, &p, NULL)) {
+        rc = FNP_EXIT_FAILURE;
+        goto out;
+    }
+    if (j.view->needs_tree && p.tree_kind == FNP_TREE_NONE) {
+        int err = fnp_tree_from_edges(&p, REBUILD_MIN_SHARE, REBUILD_MAX_NODES);
+        if (err) {
+            fnp_cli_error("convert", "%s: %s", in, strerror(-err));
+            rc = FNP_EXIT_FAILURE;
+            goto out;
+        }
+        j.opts.rebuilt = 1;
+        fnp_cli_error("convert",
+                      "%s: no calling-context tree (a file from CPython's cProfile or an "
+                      "older fnprof): the %s call paths are rebuilt from caller edges, "
+                      "estimates",
+                      in, to);
+    }
+    int err;
+    if (output) {
+        err = fnp_write_file_atomic(output, write_view, &j);
+    } else {
+        struct fnp_sink s;
+        fflush(stdout);
+        err = fnp_sink_fd(&s, 1);
+        if (!err)
+            err = write_view(&s, &j);
+        if (!err)
+            err = fnp_sink_flush(&s);
+        fnp_sink_free(&s);
+    }
+    if (err == -ECHILD) {
+        fnp_cli_error("convert", "%s: dot failed (see above)", output);
+        rc = FNP_EXIT_FAILURE;
+    } else if (err) {
+        fnp_cli_error("convert", "%s: %s", output ? output : "standard output", strerror(-err));
+        rc = FNP_EXIT_FAILURE;
+    }
+out:
+    free(dot);
+    fnp_profile_free(&p);
+    return rc;
+}
