@@ -344,7 +344,9 @@ static int load(struct loader *ld)
                     kind_of(ld, root));
     if (!val(ld, root)->n)
         return fail(ld, root, "empty dict: a profile of no function (pstats refuses it too)");
-    int tree = d->len - d->end >= 8 && !memcmp(d->data + d->end, FNP_TREE_MAGIC, 8);
+    /* A tree's magic, or the start of one (a file cut short there): the tree reader says. */
+    size_t after = d->len - d->end;
+    int tree = after && !memcmp(d->data + d->end, FNP_TREE_MAGIC, after < 8 ? after : 8);
     if (d->end != d->len && !tree)
         return fail(ld, root, "%zu bytes follow the dict: not a pstats file", d->len - d->end);
     for (uint32_t pi = val(ld, root)->v.first; pi != NO_PAIR; pi = d->pairs[pi].next) {

@@ -303,6 +303,7 @@ int fnp_tree_from_edges(struct fnp_profile *p, double min_share, size_t max_node
     int rc = -ENOMEM;
     if (!out || !first || !onpath || !in_calls || !stack)
         goto out;
+    rc = 0;
     for (size_t e = 0; e < ne; e++) {
         out[e] = (struct out_edge){p->edges[e].callee, (uint32_t)e};
         first[p->edges[e].caller + 1]++;

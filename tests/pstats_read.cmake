@@ -21,6 +21,13 @@ target_link_libraries(check_raw_read PRIVATE fnp_profile fnp_profile_read PkgCon
 add_test(NAME unit.check_raw_read COMMAND check_raw_read)
 set_tests_properties(unit.check_raw_read PROPERTIES LABELS unit)
 
+# The calling-context tree after the dict: its model, file format and damage (unit).
+add_executable(check_tree ${CMAKE_CURRENT_LIST_DIR}/check_tree.c)
+set_target_properties(check_tree PROPERTIES C_STANDARD 11)
+target_link_libraries(check_tree PRIVATE fnp_profile fnp_profile_read PkgConfig::CHECK fnp_flags m)
+add_test(NAME unit.check_tree COMMAND check_tree)
+set_tests_properties(unit.check_tree PROPERTIES LABELS unit)
+
 # libFuzzer needs clang. The project builds with gcc by default, so the fuzzer comes with a
 # second configure of its own (CC=clang cmake -B build-fuzz ...; ctest -L fuzz): CMake then
 # knows its flags and dependencies, where a custom command calling clang by hand would copy
@@ -62,6 +69,7 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
                     ${FNP_PSTATS_DATA}/prof)
     set_tests_properties(fuzz.pstats_read PROPERTIES FIXTURES_REQUIRED pstats_data)
     fnp_fuzz_target(fuzz_raw_read 8192)
+    fnp_fuzz_target(fuzz_tree_read 8192 ${CMAKE_CURRENT_LIST_DIR}/data/tree_seeds)
 else()
     message(STATUS "fuzz_pstats_read: needs clang (configure a build with CC=clang)")
 endif()

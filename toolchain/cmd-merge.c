@@ -14,6 +14,8 @@ static void usage(FILE *out)
                  "\n"
                  "Adds the pstats files IN together, as pstats.Stats(IN...).dump_stats(OUT)\n"
                  "would, and writes the sum to OUT (whole or not at all; OUT may be an IN).\n"
+                 "The calling-context trees of fnprof's files are added path by path; if an\n"
+                 "input has none (CPython's cProfile wrote it), OUT has none either.\n"
                  "\n"
                  "Options:\n"
                  "  -o, --output OUT  the file to write (required)\n"
@@ -59,15 +61,28 @@ int fnp_cmd_merge(int argc, char **argv)
     struct fnp_profile sum;
     fnp_profile_init(&sum);
     int rc = FNP_EXIT_OK;
-    for (int i = optind; i < argc && rc == FNP_EXIT_OK; i++)
+    const char *treeless = NULL; /* the input that left the sum without a tree */
+    for (int i = optind; i < argc && rc == FNP_EXIT_OK; i++) {
+        int had = i == optind || sum.tree_kind != FNP_TREE_NONE;
         if (fnp_cli_load("merge", argv[i], &sum, NULL))
             rc = FNP_EXIT_FAILURE;
+        else if (had && sum.tree_kind == FNP_TREE_NONE)
+            treeless = argv[i];
+    }
     if (rc == FNP_EXIT_OK) {
         int err = fnp_write_file_atomic(output, write_profile, &sum);
         if (err) {
             fnp_cli_error("merge", "%s: %s", output, strerror(-err));
             rc = FNP_EXIT_FAILURE;
-        } else if (!sum.nedges) {
+        } else if (treeless) {
+            /* The sum of trees is a tree only when every input has one of the same unit. */
+            fnp_cli_error("merge",
+                          "%s: note: written without a calling-context tree: %s has none (or "
+                          "times where the others count calls); fnprof convert will rebuild "
+                          "call paths from edges",
+                          output, treeless);
+        }
+        if (!err && !sum.nedges) {
             /* PSTATS.md: it loads, but snakeviz draws nothing; say so rather than leave the
              * user wondering. */
             fnp_cli_error("merge", "%s: note: no caller->callee edge, snakeviz will draw nothing",

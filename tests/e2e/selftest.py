@@ -234,6 +234,7 @@ def harness_accepts_and_rejects(progs, workdir):
          b""),
         ("a relative file name", lambda s: rekey(s, fib, ("fib.c", lines["fib"], "fib")), b""),
         ("bytes after the dict", lambda s: None, b"0"),
+        ("a damaged tree after the dict", lambda s: None, b"FNPTREE\n" + b"\x01\x00\x00\x00" * 9),
         ("edge calls exceed the function's",
          lambda s: set_edge(s, run_all, main_key, (2, 1, 0.0, 0.0)), b""),
         ("cumtime below tottime", lambda s: set_func(s, fib, cumtime=0.0, tottime=1.0), b""),
