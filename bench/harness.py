@@ -790,6 +790,16 @@ def main():
     ]
     print("\n".join(header))
     print(report(ws, calls, samples, side, irs, fnprof_counts, args.quick))
+    # The views: the tree each fnprof profile carries, and fnprof convert on it.
+    fnprof_bin = lib_dir.parent / "bin" / "fnprof"
+    profs = [str(OUT / f"{w.name}.fnprof.prof") for w in ws
+             if (OUT / f"{w.name}.fnprof.prof").exists()]
+    if fnprof_bin.exists() and profs:
+        print()
+        sys.stdout.flush()
+        subprocess.run([sys.executable, str(BENCH / "views.py"), "--fnprof", str(fnprof_bin),
+                        "--runs", "1" if args.quick else "5", "--outdir", str(OUT / "views"),
+                        *profs], check=False)
     if run.notes:
         print("\nnotes from the runs:")
         for n in run.notes:

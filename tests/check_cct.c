@@ -76,8 +76,13 @@ static void derive(struct fnp_profile *p, uint64_t now)
         struct fnp_key key = {"test.c", 1, name_of(s.nodes[i].fn)};
         int64_t f = fnp_profile_func(p, &key);
         ck_assert_int_ge(f, 0);
-        tree[i] = (struct fnp_tree_node){(uint32_t)f,      s.nodes[i].parent, s.nodes[i].ncalls,
-                                         s.nodes[i].ticks, s.nodes[i].back,   s.nodes[i].flags};
+        tree[i] = (struct fnp_tree_node){(uint32_t)f,
+                                         s.nodes[i].parent,
+                                         s.nodes[i].ncalls,
+                                         s.nodes[i].ticks,
+                                         s.nodes[i].back,
+                                         s.nodes[i].flags,
+                                         0};
     }
     ck_assert_int_eq(fnp_profile_add_tree(p, tree, s.n, 1.0), 0);
     free(tree);

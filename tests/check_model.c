@@ -66,10 +66,10 @@ START_TEST(edge_recursion_counts_outermost_pair_only)
     fnp_profile_init(&p);
     uint32_t a = fn(&p, "a"), b = fn(&p, "b");
     struct fnp_tree_node t[] = {
-        {a, FNP_NO_PARENT, 1, 100, 0, 0},
-        {b, 0, 2, 80, 0, 0},
-        {a, 1, 3, 50, 0, 0},
-        {b, 2, 4, 20, 0, 0},
+        {a, FNP_NO_PARENT, 1, 100, 0, 0, 0},
+        {b, 0, 2, 80, 0, 0, 0},
+        {a, 1, 3, 50, 0, 0, 0},
+        {b, 2, 4, 20, 0, 0, 0},
     };
     ck_assert_int_eq(fnp_profile_add_tree(&p, t, 4, 0.5), 0);
     ck_assert_uint_eq(p.funcs[a].st.ncalls, 4);
@@ -98,12 +98,12 @@ START_TEST(siblings_do_not_nest)
     fnp_profile_init(&p);
     uint32_t m = fn(&p, "main"), f = fn(&p, "f"), g = fn(&p, "g");
     struct fnp_tree_node t[] = {
-        {m, FNP_NO_PARENT, 1, 10, 0, 0},
-        {f, 0, 1, 6, 0, 0},
-        {f, 1, 1, 4, 0, 0},
-        {g, 2, 1, 1, 0, 0},
-        {g, 0, 2, 3, 0, 0},
-        {f, 4, 1, 2, 0, 0},
+        {m, FNP_NO_PARENT, 1, 10, 0, 0, 0},
+        {f, 0, 1, 6, 0, 0, 0},
+        {f, 1, 1, 4, 0, 0, 0},
+        {g, 2, 1, 1, 0, 0, 0},
+        {g, 0, 2, 3, 0, 0, 0},
+        {f, 4, 1, 2, 0, 0, 0},
     };
     ck_assert_int_eq(fnp_profile_add_tree(&p, t, 6, 1.0), 0);
     ck_assert_uint_eq(p.funcs[f].st.ncalls, 3);
@@ -122,8 +122,8 @@ START_TEST(bad_forest_is_rejected)
     struct fnp_profile p;
     fnp_profile_init(&p);
     uint32_t a = fn(&p, "a");
-    struct fnp_tree_node child_first[] = {{a, 1, 1, 1, 0, 0}, {a, FNP_NO_PARENT, 1, 1, 0, 0}};
-    struct fnp_tree_node bad_func[] = {{a + 5, FNP_NO_PARENT, 1, 1, 0, 0}};
+    struct fnp_tree_node child_first[] = {{a, 1, 1, 1, 0, 0, 0}, {a, FNP_NO_PARENT, 1, 1, 0, 0, 0}};
+    struct fnp_tree_node bad_func[] = {{a + 5, FNP_NO_PARENT, 1, 1, 0, 0, 0}};
     ck_assert_int_eq(fnp_profile_add_tree(&p, child_first, 2, 1), -EINVAL);
     ck_assert_int_eq(fnp_profile_add_tree(&p, bad_func, 1, 1), -EINVAL);
     fnp_profile_free(&p);
@@ -135,7 +135,7 @@ START_TEST(negative_self_time_reads_as_zero)
     struct fnp_profile p;
     fnp_profile_init(&p);
     uint32_t a = fn(&p, "a"), b = fn(&p, "b");
-    struct fnp_tree_node t[] = {{a, FNP_NO_PARENT, 1, 5, 0, 0}, {b, 0, 1, 7, 0, 0}};
+    struct fnp_tree_node t[] = {{a, FNP_NO_PARENT, 1, 5, 0, 0, 0}, {b, 0, 1, 7, 0, 0, 0}};
     ck_assert_int_eq(fnp_profile_add_tree(&p, t, 2, 1), 0);
     ck_assert_double_eq(p.funcs[a].st.tottime, 0);
     ck_assert_double_eq(p.funcs[a].st.cumtime, 5);
@@ -150,9 +150,9 @@ START_TEST(merge_sums_functions_and_edges)
     fnp_profile_init(&y);
     uint32_t xa = fn(&x, "a"), xb = fn(&x, "b");
     uint32_t yc = fn(&y, "c"), yb = fn(&y, "b"), ya = fn(&y, "a");
-    struct fnp_tree_node tx[] = {{xa, FNP_NO_PARENT, 1, 4, 0, 0}, {xb, 0, 2, 2, 0, 0}};
+    struct fnp_tree_node tx[] = {{xa, FNP_NO_PARENT, 1, 4, 0, 0, 0}, {xb, 0, 2, 2, 0, 0, 0}};
     struct fnp_tree_node ty[] = {
-        {yc, FNP_NO_PARENT, 1, 9, 0, 0}, {ya, 0, 1, 5, 0, 0}, {yb, 1, 3, 3, 0, 0}};
+        {yc, FNP_NO_PARENT, 1, 9, 0, 0, 0}, {ya, 0, 1, 5, 0, 0, 0}, {yb, 1, 3, 3, 0, 0, 0}};
     ck_assert_int_eq(fnp_profile_add_tree(&x, tx, 2, 1), 0);
     ck_assert_int_eq(fnp_profile_add_tree(&y, ty, 3, 1), 0);
     ck_assert_int_eq(fnp_profile_merge(&x, &y), 0);
