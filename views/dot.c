@@ -11,6 +11,7 @@
  * of callers deep by nature, so the tree adds nothing and CPython's files lose nothing.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,26 +19,6 @@
 
 /* dot cannot lex a quoted string past 16 KiB (gprof2dot truncates names likewise). */
 #define MAX_NAME 4096
-
-/* The length of the valid UTF-8 sequence at s (1-4), or 0 when the bytes there are not
- * one: graphviz reads UTF-8 and rejects input that is not. */
-static int utf8_len(const unsigned char *s)
-{
-    unsigned c = s[0];
-    if (c < 0x80)
-        return 1;
-    int n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-    if (!n)
-        return 0;
-    for (int i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    if (n == 3 && ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0)))
-        return 0;
-    if (n == 4 && ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90)))
-        return 0;
-    return n;
-}
 
 /*
  * str as the inside of a DOT quoted string that graphviz shows as is: '"' escaped for the
@@ -63,7 +44,7 @@ static void dot_text(struct fnp_sink *s, const char *str, size_t max)
         } else if (c < 0x20 || c == 0x7f) {
             fnp_sink_write(s, "\xef\xbf\xbd", 3);
         } else {
-            int n = utf8_len(p);
+            int n = fnp_utf8_len(p);
             if (n)
                 fnp_sink_write(s, p, (size_t)n);
             else
@@ -105,15 +86,6 @@ static void put_color(struct fnp_sink *s, double w)
     double m2 = l <= 0.5 ? l * (sat + 1) : l + sat - l * sat, m1 = 2 * l - m2;
     fnp_sink_printf(s, "\"#%02x%02x%02x\"", channel(hue_to_rgb(m1, m2, h + 1.0 / 3.0)),
                     channel(hue_to_rgb(m1, m2, h)), channel(hue_to_rgb(m1, m2, h - 1.0 / 3.0)));
-}
-
-/* The square root of a pen width in [0.5, 4] (Newton's method: the views do not link libm). */
-static double square_root(double x)
-{
-    double r = 1;
-    for (int i = 0; i < 8; i++)
-        r = (r + x / r) / 2;
-    return r;
 }
 
 static double share(double v, double total)
@@ -218,7 +190,7 @@ int fnp_view_dot(const struct fnp_profile *p, const struct fnp_view_opts *o, str
         put_color(s, w);
         fnp_sink_puts(s, ", fontcolor=");
         put_color(s, w);
-        fnp_sink_printf(s, ", penwidth=%.2f, arrowsize=%.2f];\n", pen, 0.5 * square_root(pen));
+        fnp_sink_printf(s, ", penwidth=%.2f, arrowsize=%.2f];\n", pen, 0.5 * sqrt(pen));
     }
     fnp_sink_puts(s, "}\n");
     free(keep);

@@ -19,6 +19,12 @@ static int by_name(const void *a, const void *b, void *funcs_)
     return strcmp(f[*(const uint32_t *)a].key.name, f[*(const uint32_t *)b].key.name);
 }
 
+/* Two keys of one name whose short labels would be equal. */
+static int same_place(const struct fnp_key *a, const struct fnp_key *b)
+{
+    return a->line == b->line && !strcmp(fnp_base_name(a->file), fnp_base_name(b->file));
+}
+
 char **fnp_labels_new(const struct fnp_profile *p)
 {
     size_t n = p->nfuncs;
@@ -31,16 +37,21 @@ char **fnp_labels_new(const struct fnp_profile *p)
     qsort_r(order, n, sizeof(*order), by_name, p->funcs);
     for (size_t i = 0; i < n; i++) {
         const struct fnp_key *k = &p->funcs[order[i]].key;
-        int shared = (i > 0 && !strcmp(p->funcs[order[i - 1]].key.name, k->name)) ||
-                     (i + 1 < n && !strcmp(p->funcs[order[i + 1]].key.name, k->name));
+        int shared = 0, same_base = 0;
+        for (size_t j = i; j-- > 0 && !strcmp(p->funcs[order[j]].key.name, k->name);)
+            shared = 1, same_base |= same_place(&p->funcs[order[j]].key, k);
+        for (size_t j = i + 1; j < n && !strcmp(p->funcs[order[j]].key.name, k->name); j++)
+            shared = 1, same_base |= same_place(&p->funcs[order[j]].key, k);
         char *label;
         if (!shared) {
             label = strdup(k->name);
         } else {
-            size_t len = strlen(k->name) + strlen(fnp_base_name(k->file)) + 16;
+            /* Two files of one name (a.c in two folders) at the same line: the whole path. */
+            const char *file = same_base ? k->file : fnp_base_name(k->file);
+            size_t len = strlen(k->name) + strlen(file) + 16;
             label = malloc(len);
             if (label)
-                snprintf(label, len, "%s [%s:%u]", k->name, fnp_base_name(k->file), k->line);
+                snprintf(label, len, "%s [%s:%u]", k->name, file, k->line);
         }
         if (!label)
             goto fail;

@@ -4,9 +4,7 @@
  */
 #include "views.h"
 
-/* The length of the valid UTF-8 sequence at s (1-4), or 0 when the bytes there are not
- * one (overlong forms, surrogates and values past U+10FFFF included). */
-static int utf8_len(const unsigned char *s)
+int fnp_utf8_len(const unsigned char *s)
 {
     unsigned c = s[0];
     if (c < 0x80)
@@ -40,7 +38,7 @@ void fnp_json_string(struct fnp_sink *s, const char *str)
             fnp_sink_printf(s, "\\u%04x", c);
             p++;
         } else {
-            int n = utf8_len(p);
+            int n = fnp_utf8_len(p);
             if (n)
                 fnp_sink_write(s, p, (size_t)n);
             else
@@ -69,7 +67,7 @@ void fnp_xml_text(struct fnp_sink *s, const char *str)
             fnp_sink_write(s, replacement, 3); /* XML 1.0 allows no other control character */
             p++;
         } else {
-            int n = utf8_len(p);
+            int n = fnp_utf8_len(p);
             if (n)
                 fnp_sink_write(s, p, (size_t)n);
             else

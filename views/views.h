@@ -52,10 +52,10 @@ int fnp_view_html(const struct fnp_profile *p, const struct fnp_view_opts *o, st
 /*
  * Short names for p's functions, for views whose frames carry only a name (collapsed
  * stacks): the function's name, or where two keys share a name (static functions of two
- * files, overloads named alike), "name [file:line]" with the file's last component, so
- * that no two functions merge. Characters the format reserves are the caller's to
- * replace. Returns an array of p->nfuncs strings (caller frees with fnp_labels_free), or
- * NULL when out of memory.
+ * files, overloads named alike), "name [file:line]" with the file's last component, or
+ * its whole path where that is not enough, so that no two functions merge. Characters the format
+ * reserves are the caller's to replace. Returns an array of p->nfuncs strings (caller frees with
+ * fnp_labels_free), or NULL when out of memory.
  */
 char **fnp_labels_new(const struct fnp_profile *p);
 void fnp_labels_free(char **labels, size_t n);
@@ -71,6 +71,9 @@ const char *fnp_tree_unit(const struct fnp_profile *p);
 
 /* ---- text.c: escaping for the text formats -------------------------------------------- */
 
+/* The length of the valid UTF-8 sequence at s (1-4), or 0 when the bytes there are not
+ * one (overlong forms, surrogates, values past U+10FFFF, a sequence cut by the NUL). */
+int fnp_utf8_len(const unsigned char *s);
 /* A JSON string, quotes included: control characters, '"' and '\\' escaped, and '<', '>'
  * and '&' as \\u escapes so that the text can sit inside an HTML <script>; invalid UTF-8
  * bytes become U+FFFD. */

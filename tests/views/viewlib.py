@@ -36,14 +36,23 @@ def convert(fnprof, prof, fmt, out=None, extra=(), check=True):
 
 
 def labels(stats):
-    """fnprof's short names (views/labels.c): the name, or 'name [file:line]' when two keys
-    share it."""
-    count = {}
+    """fnprof's short names (views/labels.c): the name; where two keys share it,
+    'name [file:line]' with the file's base name, or its whole path when two of them have
+    the same base name and line."""
+    by_name = {}
     for key in stats:
-        count[key[2]] = count.get(key[2], 0) + 1
-    return {k: (k[2] if count[k[2]] == 1 else "%s [%s:%d]" % (k[2], os.path.basename(k[0]) or
-                                                             k[0], k[1]))
-            for k in stats}
+        by_name.setdefault(key[2], []).append(key)
+    out = {}
+    for name, keys in by_name.items():
+        for k in keys:
+            if len(keys) == 1:
+                out[k] = name
+                continue
+            base = os.path.basename(k[0]) or k[0]
+            clash = any(o != k and o[1] == k[1] and (os.path.basename(o[0]) or o[0]) == base
+                        for o in keys)
+            out[k] = "%s [%s:%d]" % (name, k[0] if clash else base, k[1])
+    return out
 
 
 def ns(tree, ticks):
