@@ -309,7 +309,8 @@ struct fnp_sink {
     size_t len;
     size_t cap;
     uint64_t total; /* bytes accepted so far */
-    uint32_t crc;   /* fnp_crc32 of those bytes */
+    int checksum;   /* set: crc is kept (fnp_profile_write, for the tree's trailer) */
+    uint32_t crc;   /* fnp_crc32 of the bytes accepted while checksum was set */
 };
 
 /* A sink collecting into malloc'd memory (buf, len). */

@@ -65,7 +65,8 @@ void fnp_sink_write(struct fnp_sink *s, const void *data, size_t n)
     if (s->err)
         return;
     s->total += n;
-    s->crc = fnp_crc32(s->crc, data, n);
+    if (s->checksum)
+        s->crc = fnp_crc32(s->crc, data, n);
     if (s->fd >= 0) {
         if (s->len + n > s->cap && fnp_sink_flush(s))
             return;

@@ -68,6 +68,8 @@ static void write_body(const struct fnp_profile *p, struct fnp_sink *b)
 
 int fnp_profile_write(const struct fnp_profile *p, struct fnp_sink *s)
 {
+    s->checksum = 1;
+    s->crc = 0;
     if (fnp_pstats_write(p, s) || p->tree_kind == FNP_TREE_NONE)
         return s->err;
     uint32_t dict_crc = s->crc;
