@@ -320,7 +320,8 @@ int fnp_sink_fd(struct fnp_sink *s, int fd);
 void fnp_sink_write(struct fnp_sink *s, const void *data, size_t n);
 /* fnp_sink_write of a string, and of printf's output. */
 void fnp_sink_puts(struct fnp_sink *s, const char *str);
-void fnp_sink_printf(struct fnp_sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fnp_sink_printf(struct fnp_sink *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Writes what is buffered; returns s->err. */
 int fnp_sink_flush(struct fnp_sink *s);
 void fnp_sink_free(struct fnp_sink *s);
