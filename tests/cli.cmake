@@ -57,6 +57,7 @@ fnp_cli_expect(help_exits_0 0 STDOUT "^usage: fnprof" ARGS --help)
 fnp_cli_expect(report_help_exits_0 0 STDOUT "^usage: fnprof report" ARGS report --help)
 fnp_cli_expect(run_help_exits_0 0 STDOUT "^usage: fnprof run" ARGS run --help)
 fnp_cli_expect(merge_help_exits_0 0 STDOUT "^usage: fnprof merge" ARGS merge --help)
+fnp_cli_expect(convert_help_exits_0 0 STDOUT "^usage: fnprof convert" ARGS convert --help)
 
 fnp_cli_expect(usage_no_command_exits_2 2)
 fnp_cli_expect(usage_unknown_command_exits_2 2 STDERR "^fnprof: unknown command 'frob' ${fnp_usage}"
