@@ -137,8 +137,8 @@ int fnp_array_grow(void **arr, size_t *cap, size_t need, size_t size);
 /*
  * Replaces p's tree by the forest nodes[0, n) (every parent before its children; ticks
  * and back of tick_seconds each), put in canonical pre-order: a subtree contiguous,
- * siblings by function index, and siblings of the same function (and thread, for roots)
- * merged into one. Thread names are copied; a root's thread must be below nthreads.
+ * siblings by function index, and siblings of the same function, thread (for roots) and
+ * flags merged into one. Thread names are copied; a root's thread must be below nthreads.
  * Returns 0, -EINVAL (a malformed forest) or -ENOMEM (p's tree then FNP_TREE_NONE).
  */
 int fnp_tree_set(struct fnp_profile *p, const struct fnp_tree_node *nodes, size_t n, uint32_t kind,
@@ -168,7 +168,7 @@ void fnp_tree_values(const struct fnp_profile *p, uint64_t *self, uint64_t *incl
  * from another is a root; a node's callees get the share of its time that the edges give
  * them (a node of f standing for a fraction of f's cumtime gives callee g that fraction
  * of the edge's cumtime), paths stop where a function would repeat, and nodes below
- * 1/min_share of the total are left out. At most max_nodes nodes. The numbers are
+ * min_share of the total are left out. At most max_nodes nodes. The numbers are
  * estimates: a callee's calls are spread over its callers' paths in proportion, which
  * is exactly what the kept tree does not need to do. Returns 0 or -ENOMEM.
  */
@@ -191,6 +191,7 @@ int fnp_tree_from_edges(struct fnp_profile *p, double min_share, size_t max_node
 /* Bounds a reader enforces beyond the input's own length. */
 #define FNP_TREE_MAX_THREADS (1u << 20)
 #define FNP_TREE_MAX_NAME 4096
+#define FNP_TREE_MAX_NODES (1u << 26)
 
 /* CRC-32 (the zlib/PNG polynomial) of data, continuing crc (0 to start). */
 uint32_t fnp_crc32(uint32_t crc, const void *data, size_t n);

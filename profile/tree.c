@@ -3,7 +3,7 @@
  * views draw the paths that were taken rather than paths guessed from caller edges.
  *
  * One canonical form serves storing, merging and comparing trees: pre-order, siblings
- * sorted by function, no two siblings of the same function (and thread, for roots). Two
+ * sorted by function, no two siblings of the same function, thread (for roots) and flags. Two
  * profiles' trees merge by concatenating them and putting the result in canonical form.
  */
 #include <errno.h>
@@ -26,21 +26,23 @@ void fnp_tree_clear(struct fnp_profile *p)
     p->tree_kind = FNP_TREE_NONE;
 }
 
-static uint64_t slot_hash(uint32_t parent, uint32_t func, uint32_t thread)
+static uint64_t slot_hash(uint32_t parent, uint32_t func, uint32_t thread, uint32_t flags)
 {
     uint64_t h = ((uint64_t)parent << 32 | func) * 0x9e3779b97f4a7c15ull;
-    h ^= (uint64_t)thread * 0xff51afd7ed558ccdull;
+    h ^= ((uint64_t)thread << 3 | flags) * 0xff51afd7ed558ccdull;
     return h ^ (h >> 31);
 }
 
-/* Sibling order: roots by thread, then by function. */
+/* Sibling order: roots by thread, then by function, then by flags. */
 static int by_thread_func(const void *a, const void *b, void *nodes_)
 {
     const struct fnp_tree_node *nodes = nodes_;
     const struct fnp_tree_node *x = &nodes[*(const uint32_t *)a], *y = &nodes[*(const uint32_t *)b];
     if (x->thread != y->thread)
         return x->thread < y->thread ? -1 : 1;
-    return x->func < y->func ? -1 : x->func > y->func;
+    if (x->func != y->func)
+        return x->func < y->func ? -1 : 1;
+    return x->flags < y->flags ? -1 : x->flags > y->flags;
 }
 
 /*
@@ -71,15 +73,19 @@ static int canonical(const struct fnp_tree_node *in, size_t n, size_t nfuncs, si
             goto out;
         uint32_t parent = root ? FNP_NO_PARENT : idx[nd->parent];
         uint32_t thread = root ? nd->thread : m[parent].thread;
-        size_t j = slot_hash(parent, nd->func, thread) & (cap - 1);
+        /* Beyond the node cap, one caller can have two children of one function that say
+         * differently whether it was open above them: they stay two nodes. */
+        size_t j = slot_hash(parent, nd->func, thread, nd->flags) & (cap - 1);
         for (; slots[j] != EMPTY; j = (j + 1) & (cap - 1)) {
             const struct fnp_tree_node *s = &m[slots[j]];
-            if (s->parent == parent && s->func == nd->func && s->thread == thread)
+            if (s->parent == parent && s->func == nd->func && s->thread == thread &&
+                s->flags == nd->flags)
                 break;
         }
         if (slots[j] == EMPTY) {
             slots[j] = (uint32_t)nm;
-            m[nm] = (struct fnp_tree_node){.func = nd->func, .parent = parent, .thread = thread};
+            m[nm] = (struct fnp_tree_node){
+                .func = nd->func, .parent = parent, .thread = thread, .flags = nd->flags};
             nm++;
         }
         struct fnp_tree_node *t = &m[slots[j]];
@@ -87,7 +93,6 @@ static int canonical(const struct fnp_tree_node *in, size_t n, size_t nfuncs, si
         t->ncalls += nd->ncalls;
         t->ticks += nd->ticks;
         t->back = (int64_t)((uint64_t)t->back + (uint64_t)nd->back);
-        t->flags |= nd->flags;
         idx[i] = slots[j];
     }
     rc = -ENOMEM;

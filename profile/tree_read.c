@@ -71,6 +71,9 @@ static int get_sleb(struct reader *r, int64_t *out)
         if (shift > 63)
             return bad(r, "a number over 64 bits");
         b = r->p[r->pos++];
+        /* The 10th byte holds bit 63 only: the rest must repeat it (sign extension). */
+        if (shift == 63 && (b & 0x7f) != 0 && (b & 0x7f) != 0x7f)
+            return bad(r, "a number over 64 bits");
         v |= (uint64_t)(b & 0x7f) << shift;
         shift += 7;
     } while (b & 0x80);
@@ -205,7 +208,7 @@ int fnp_tree_read(struct fnp_profile *p, size_t nkeys, const unsigned char *dict
     int rc = read_threads(&r, &names, &nthreads);
     /* A node takes at least 6 bytes: func, parent, ncalls, ticks, back, flags. */
     if (!rc)
-        rc = get_count(&r, 6, UINT32_MAX - 1, "nodes", &n);
+        rc = get_count(&r, 6, FNP_TREE_MAX_NODES, "nodes", &n);
     if (!rc) {
         nodes = malloc((n ? n : 1) * sizeof(*nodes));
         rc = nodes ? 0 : -ENOMEM;

@@ -124,6 +124,37 @@ START_TEST(set_keeps_threads_apart_and_children_on_their_root_thread)
 }
 END_TEST
 
+START_TEST(set_keeps_siblings_apart_that_say_differently_what_was_open)
+{
+    /* Beyond the node cap one caller can have two children of b, one whose calls found b
+     * open above them and one whose calls did not: merged, b's primitive calls would be
+     * wrong. */
+    struct fnp_profile p;
+    struct fnp_tree_node t[] = {
+        {0, ROOT, 1, 100, 0, 0, 0},
+        {2, 0, 2, 10, 0, FNP_OPEN_GIVEN, 0},
+        {2, 0, 3, 20, 0, FNP_OPEN_GIVEN | FNP_OPEN_FUNC, 0},
+        {2, 0, 1, 5, 0, FNP_OPEN_GIVEN, 0},
+    };
+    make(&p, t, 4, 1, 1e-9);
+    ck_assert_uint_eq(p.ntree, 3);
+    ck_assert_uint_eq(p.tree[1].flags, FNP_OPEN_GIVEN);
+    ck_assert_uint_eq(p.tree[1].ncalls, 3);
+    ck_assert_uint_eq(p.tree[2].flags, FNP_OPEN_GIVEN | FNP_OPEN_FUNC);
+    ck_assert_uint_eq(p.tree[2].ncalls, 3);
+    /* the tree still derives the numbers the forest gave */
+    struct fnp_profile q;
+    fnp_profile_init(&q);
+    for (size_t i = 0; i < p.nfuncs; i++)
+        fnp_profile_func(&q, &p.funcs[i].key);
+    ck_assert_int_eq(fnp_profile_add_tree(&q, p.tree, p.ntree, 1e-9), 0);
+    ck_assert_uint_eq(q.funcs[2].st.pcalls, p.funcs[2].st.pcalls);
+    ck_assert_uint_eq(q.funcs[2].st.pcalls, 3);
+    fnp_profile_free(&q);
+    fnp_profile_free(&p);
+}
+END_TEST
+
 START_TEST(set_rejects_a_child_before_its_parent_and_bad_indices)
 {
     struct fnp_profile p;
@@ -382,6 +413,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, set_merges_siblings_of_one_function_and_orders_them);
     tcase_add_test(tc, set_keeps_threads_apart_and_children_on_their_root_thread);
+    tcase_add_test(tc, set_keeps_siblings_apart_that_say_differently_what_was_open);
     tcase_add_test(tc, set_rejects_a_child_before_its_parent_and_bad_indices);
     tcase_add_test(tc, values_give_own_time_and_widths_children_fit_in);
     tcase_add_test(tc, merge_adds_paths_and_rescales_the_other_clock);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +97,11 @@ static int run_dot(const struct job *j, const char *data, size_t len, int fd)
         close(in[1]);
         return -rc;
     }
+    /* dot may exit before reading everything (a missing plugin, a crash): the write then
+     * fails with EPIPE rather than SIGPIPE killing us and leaving the temporary file. */
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGPIPE, &ign, &old);
     int werr = 0;
     for (size_t off = 0; off < len && !werr;) {
         ssize_t w = write(in[1], data + off, len - off);
@@ -105,11 +111,12 @@ static int run_dot(const struct job *j, const char *data, size_t len, int fd)
             off += (size_t)w;
     }
     close(in[1]);
+    sigaction(SIGPIPE, &old, NULL);
     int status;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
             return -errno;
-    if (!WIFEXITED(status) || WEXITSTATUS(status))
+    if (!WIFEXITED(status) || WEXITSTATUS(status) || werr == -EPIPE)
         return -ECHILD; /* dot said why on stderr */
     return werr;
 }
@@ -179,8 +186,8 @@ int fnp_cmd_convert(int argc, char **argv)
         case OPT_EDGE:
             if (parse_percent(optarg,
                               c == OPT_NODE ? &j.opts.node_threshold : &j.opts.edge_threshold))
-                return fnp_cli_usage_error("convert", "%s wants a percentage from 0 to 100",
-                                           argv[optind - 2]);
+                return fnp_cli_usage_error("convert", "--%s wants a percentage from 0 to 100",
+                                           c == OPT_NODE ? "node-threshold" : "edge-threshold");
             break;
         case 'h':
             usage(stdout);

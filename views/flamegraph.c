@@ -106,10 +106,14 @@ static int layout_new(struct layout *l, const struct fnp_profile *p)
     l->rank = malloc((nf ? nf : 1) * sizeof(*l->rank));
     l->thread_start = calloc(nt ? nt : 1, sizeof(*l->thread_start));
     l->thread_total = calloc(nt ? nt : 1, sizeof(*l->thread_total));
-    size_t longest = 0;
+    /* fit() cuts every frame's text into l->text: function labels, thread names, "all". */
+    size_t longest = 3;
     for (size_t f = 0; l->labels && f < nf; f++)
         if (strlen(l->labels[f]) > longest)
             longest = strlen(l->labels[f]);
+    for (size_t t = 0; t < nt; t++)
+        if (strlen(p->threads[t]) > longest)
+            longest = strlen(p->threads[t]);
     l->text = malloc(longest + 3);
     l->fills = malloc((nf ? nf : 1) * sizeof(*l->fills));
     if (!l->labels || !l->self || !l->incl || !l->start || !l->depth || !l->rank ||

@@ -32,8 +32,8 @@
 #include "html_assets.h"
 #include "views.h"
 
-/* Numbers go through a local buffer: the sink checksums every write, and a large tree is
- * millions of numbers. */
+/* Numbers go through a local buffer: a large tree is millions of numbers, and one sink
+ * call each would cost more than formatting them. */
 struct out {
     struct fnp_sink *s;
     size_t len;

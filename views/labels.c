@@ -13,16 +13,18 @@ const char *fnp_base_name(const char *path)
     return slash && slash[1] ? slash + 1 : path;
 }
 
-static int by_name(const void *a, const void *b, void *funcs_)
+/* Sort order for labels: by name, then base name and line, so that a name's keys are
+ * together and, among them, those whose short labels would be equal are neighbours. */
+static int by_label(const void *a, const void *b, void *funcs_)
 {
     const struct fnp_func *f = funcs_;
-    return strcmp(f[*(const uint32_t *)a].key.name, f[*(const uint32_t *)b].key.name);
-}
-
-/* Two keys of one name whose short labels would be equal. */
-static int same_place(const struct fnp_key *a, const struct fnp_key *b)
-{
-    return a->line == b->line && !strcmp(fnp_base_name(a->file), fnp_base_name(b->file));
+    const struct fnp_key *x = &f[*(const uint32_t *)a].key, *y = &f[*(const uint32_t *)b].key;
+    int c = strcmp(x->name, y->name);
+    if (!c)
+        c = strcmp(fnp_base_name(x->file), fnp_base_name(y->file));
+    if (!c)
+        c = x->line < y->line ? -1 : x->line > y->line;
+    return c;
 }
 
 char **fnp_labels_new(const struct fnp_profile *p)
@@ -34,19 +36,20 @@ char **fnp_labels_new(const struct fnp_profile *p)
         goto fail;
     for (size_t i = 0; i < n; i++)
         order[i] = (uint32_t)i;
-    qsort_r(order, n, sizeof(*order), by_name, p->funcs);
+    qsort_r(order, n, sizeof(*order), by_label, p->funcs);
     for (size_t i = 0; i < n; i++) {
         const struct fnp_key *k = &p->funcs[order[i]].key;
-        int shared = 0, same_base = 0;
-        for (size_t j = i; j-- > 0 && !strcmp(p->funcs[order[j]].key.name, k->name);)
-            shared = 1, same_base |= same_place(&p->funcs[order[j]].key, k);
-        for (size_t j = i + 1; j < n && !strcmp(p->funcs[order[j]].key.name, k->name); j++)
-            shared = 1, same_base |= same_place(&p->funcs[order[j]].key, k);
+        const struct fnp_key *prev = i ? &p->funcs[order[i - 1]].key : NULL;
+        const struct fnp_key *next = i + 1 < n ? &p->funcs[order[i + 1]].key : NULL;
+        int shared =
+            (prev && !strcmp(prev->name, k->name)) || (next && !strcmp(next->name, k->name));
+        /* Two files of one base name (a.c in two folders) at the same line: the whole path. */
+        int same_base = (prev && !by_label(&order[i - 1], &order[i], p->funcs)) ||
+                        (next && !by_label(&order[i + 1], &order[i], p->funcs));
         char *label;
         if (!shared) {
             label = strdup(k->name);
         } else {
-            /* Two files of one name (a.c in two folders) at the same line: the whole path. */
             const char *file = same_base ? k->file : fnp_base_name(k->file);
             size_t len = strlen(k->name) + strlen(file) + 16;
             label = malloc(len);

@@ -9,7 +9,7 @@ int fnp_utf8_len(const unsigned char *s)
     unsigned c = s[0];
     if (c < 0x80)
         return 1;
-    int n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+    int n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
     if (!n)
         return 0;
     for (int i = 1; i < n; i++)
@@ -66,6 +66,9 @@ void fnp_xml_text(struct fnp_sink *s, const char *str)
         } else if ((c < 0x20 && c != '\t') || c == 0x7f) {
             fnp_sink_write(s, replacement, 3); /* XML 1.0 allows no other control character */
             p++;
+        } else if (c == 0xef && p[1] == 0xbf && (p[2] == 0xbe || p[2] == 0xbf)) {
+            fnp_sink_write(s, replacement, 3); /* U+FFFE, U+FFFF: not XML characters either */
+            p += 3;
         } else {
             int n = fnp_utf8_len(p);
             if (n)

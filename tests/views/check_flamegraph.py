@@ -261,7 +261,9 @@ def check_svg(text, stats, tree, rebuilt=False):
                 where, [p.lines[0] for p in parents[id(f)]], up.lines[0]))
     for t, f in thread_frame.items():
         want = sum(incl[n.index] for n in tree.roots() if n.thread == t)
-        if f.lines[0] != tree.threads[t] or abs(f.w - want * scale) > f.wtol + 1e-9 * whole.w:
+        # XML has no U+FFFE or U+FFFF: the writer puts U+FFFD there, as for invalid bytes.
+        name = tree.threads[t].replace("\ufffe", "\ufffd").replace("\uffff", "\ufffd")
+        if f.lines[0] != name or abs(f.w - want * scale) > f.wtol + 1e-9 * whole.w:
             problems.append("thread frame %d: %r, width %r for %d ticks" % (t, f.lines[0], f.w,
                                                                            want))
     problems += siblings_apart(frames)
@@ -447,6 +449,7 @@ def main():
     synth_dir = os.path.join(a.workdir, "flamegraph-synth")
     os.makedirs(synth_dir, exist_ok=True)
     for name, make in (("odd", synth.odd_names), ("empty", synth.empty),
+                       ("long-threads", synth.long_threads),
                        ("deep", lambda p: synth.deep(p, 3000)),
                        ("random", lambda p: synth.large(p, 20000))):
         prof = os.path.join(synth_dir, name + ".prof")

@@ -61,7 +61,7 @@ def write(path, keys, nodes, threads=("thread 1",), kind=fnptree.KIND_TIME, tick
     dict_bytes = marshal.dumps(stats)
     body = bytearray(_uleb(len(threads)))
     for t in threads:
-        b = t.encode()
+        b = t if isinstance(t, bytes) else t.encode()
         body += _uleb(len(b)) + b
     body += _uleb(len(nodes))
     for i, (func, parent, thread, ncalls, ticks) in enumerate(nodes):
@@ -94,6 +94,17 @@ def odd_names(path):
              (4, 0, 0, 4, 100000),
              (5, 0, 0, 5, 240000)]
     write(path, keys, nodes)
+
+
+def long_threads(path):
+    """Thread names longer than every function label (the frame text must still fit its
+    buffer), holding bytes no XML or JSON may carry as they are: a lead byte past F4, an
+    overlong form, U+FFFF."""
+    keys = [("/src/a.c", 1, "m"), ("/src/a.c", 2, "f")]
+    nodes = [(0, None, 0, 1, 1000), (1, 0, 0, 1, 500), (0, None, 1, 1, 7000),
+             (1, 2, 1, 1, 3000)]
+    names = (b"t" * 300 + b"\xf8\x80\x80", b"thread \xc0\xaf \xef\xbf\xbf" + b"x" * 200)
+    write(path, keys, nodes, threads=names)
 
 
 def empty(path):
