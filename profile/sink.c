@@ -62,8 +62,8 @@ int fnp_sink_flush(struct fnp_sink *s)
 
 void fnp_sink_write(struct fnp_sink *s, const void *data, size_t n)
 {
-    if (s->err)
-        return;
+    if (s->err || !n)
+        return; /* n == 0: a memory sink may have no buffer yet */
     s->total += n;
     if (s->checksum)
         s->crc = fnp_crc32(s->crc, data, n);

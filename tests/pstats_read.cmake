@@ -70,6 +70,18 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
     set_tests_properties(fuzz.pstats_read PROPERTIES FIXTURES_REQUIRED pstats_data)
     fnp_fuzz_target(fuzz_raw_read 8192)
     fnp_fuzz_target(fuzz_tree_read 8192 ${CMAKE_CURRENT_LIST_DIR}/data/tree_seeds)
+    # The views draw whatever tree the reader accepts: compiled again here, instrumented,
+    # with their generated sources (pprof's protobuf code, the HTML report's assets).
+    get_target_property(fnp_views_dir fnp_views SOURCE_DIR)
+    get_target_property(fnp_views_bin fnp_views BINARY_DIR)
+    get_target_property(fnp_views_sources fnp_views SOURCES)
+    list(TRANSFORM fnp_views_sources PREPEND ${fnp_views_dir}/ REGEX "^[^/]")
+    fnp_fuzz_target(fuzz_views 8192 ${CMAKE_CURRENT_LIST_DIR}/data/tree_seeds)
+    target_sources(fuzz_views PRIVATE ${fnp_views_sources})
+    target_include_directories(fuzz_views PRIVATE ${fnp_views_dir} ${fnp_views_bin}
+                               ${fnp_views_bin}/pprof)
+    target_link_libraries(fuzz_views PRIVATE PkgConfig::PROTOBUF_C ZLIB::ZLIB)
+    add_dependencies(fuzz_views fnp_views)
 else()
     message(STATUS "fuzz_pstats_read: needs clang (configure a build with CC=clang)")
 endif()
