@@ -360,7 +360,7 @@ def check_page(v, name, page, html_path, prof, screenshot=None):
         page.hover(origin[0] + fr["x"] + fr["w"] / 2, origin[1] + fr["y"] + fr["h"] / 2)
         tip = page.eval("(t => t.hidden ? null : t.textContent)(document.getElementById('tip'))")
         node = [n for n in tree.nodes if [k[2] for k in tree.path(n)] == ["main", "a", "c"]][0]
-        v.check(tip and tip.startswith("c") and "paths.c:25" in tip and
+        v.check(tip and tip.startswith("c") and "paths.c:%d" % node.key[1] in tip and
                 "calls on this path%d" % node.ncalls in tip,
                 "%s: tooltip over a;c: %r" % (name, tip))
         v.check(click_frame(page, frames, fr["path"]), "%s: cannot click a;c" % name)

@@ -32,7 +32,8 @@ def main():
     os.makedirs(args.workdir, exist_ok=True)
     exe = os.path.join(args.workdir, "paths")
     run([args.cc, "-O0", "-g", "-finstrument-functions", "-pthread",
-         os.path.join(HERE, "progs", "paths.c"), "-o", exe, "-L" + args.lib_dir,
+         os.path.join(HERE, "progs", "paths.c"), os.path.join(HERE, "progs", "paths_other.c"),
+         "-o", exe, "-L" + args.lib_dir,
          "-Wl,-rpath," + args.lib_dir, "-lfnprof"])
     env = {k: v for k, v in os.environ.items() if not k.startswith("PROF_")}
     for name, extra in (("paths.prof", {}), ("paths-count.prof", {"PROF_TIMER": "none"})):

@@ -5,6 +5,8 @@
  *   main -> a x3 -> c x3 -> d x3        main -> b x2 -> c x2
  *   main -> rec -> rec -> rec -> rec     (rec x4, recursion 4 deep)
  *   worker (thread 2) -> b x1 -> c x1
+ *   main -> helper (this file's), main -> paths_other -> helper (paths_other.c's): two
+ *   functions of one name, which every view must keep apart
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -48,6 +50,13 @@ static void rec(int n)
         rec(n - 1);
 }
 
+static void helper(void)
+{
+    burn(10000);
+}
+
+void paths_other(void);
+
 static void *worker(void *arg)
 {
     (void)arg;
@@ -66,6 +75,8 @@ int main(void)
     for (int i = 0; i < 2; i++)
         b();
     rec(4);
+    helper();
+    paths_other();
     printf("%lu\n", sink > 0 ? 1ul : 0ul);
     return 0;
 }

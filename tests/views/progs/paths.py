@@ -35,12 +35,22 @@ def rec(n):
         rec(n - 1)
 
 
+def helper():
+    burn(10000)
+
+
+def paths_other():
+    helper()
+
+
 def main():
     for _ in range(3):
         a()
     for _ in range(2):
         b()
     rec(4)
+    helper()
+    paths_other()
 
 
 if __name__ == "__main__":
