@@ -1,5 +1,5 @@
 /*
- * The subset of Python's marshal format that a pstats dict needs (PSTATS.md): no
+ * The subset of Python's marshal format that a pstats dict needs (docs/pstats.md): no
  * references, so every Python 3 reader accepts it. All integers little-endian.
  */
 #include <math.h>

@@ -1,5 +1,5 @@
 /*
- * The pstats writer: the dict cProfile's dump_stats marshals (PSTATS.md).
+ * The pstats writer: the dict cProfile's dump_stats marshals (docs/pstats.md).
  *   {(file, line, name): (pcalls, ncalls, tottime, cumtime, {caller key: (ncalls, pcalls,
  *    tottime, cumtime)})}
  * Note the order flip: the function tuple puts primitive calls first, the edge tuple the

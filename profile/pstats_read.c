@@ -1,5 +1,5 @@
 /*
- * Loading a pstats file (PSTATS.md) into the profile model:
+ * Loading a pstats file (docs/pstats.md) into the profile model:
  *   {(file, line, name): (pcalls, ncalls, tottime, cumtime, {caller key: (ncalls, pcalls,
  *    tottime, cumtime)})}
  * The function tuple puts primitive calls first, the edge tuple the total first.
@@ -196,7 +196,7 @@ static int get_count(struct loader *ld, uint32_t i, uint32_t func, uint32_t call
 }
 
 /* Times are floats; an int (0, say, from a hand-made file) is taken as what Python would
- * add. Non-finite or negative times are refused: PSTATS.md says viewers break on them, and
+ * add. Non-finite or negative times are refused: docs/pstats.md says viewers break on them, and
  * the writer would silently clamp them. */
 static int get_time(struct loader *ld, uint32_t i, uint32_t func, uint32_t caller, const char *what,
                     double *out)

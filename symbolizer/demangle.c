@@ -1,6 +1,6 @@
 /*
  * C++ names through libstdc++'s own demangler: the target links stdc++ anyway, and it agrees
- * with c++filt (SYMBOLS.md), so no second demangler is carried here.
+ * with c++filt (docs/symbols.md), so no second demangler is carried here.
  */
 #include <stdlib.h>
 #include <string.h>

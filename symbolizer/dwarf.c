@@ -1,6 +1,6 @@
 /*
  * DWARF functions: [lo, hi) -> (qualified name, decl file, decl line). The one file that calls
- * libdwarf (20210528: see SYMBOLS.md for its API and traps), so a port is one file's work.
+ * libdwarf (20210528: see docs/symbols.md for its API and traps), so a port is one file's work.
  *
  * One walk over every compilation unit records each DW_TAG_subprogram of the unit, with the
  * namespaces and classes around it (there is no parent navigation: trap 6), then, at the end

@@ -1,6 +1,6 @@
 /*
  * ELF symbol tables through libelf: the fallback names when DWARF is missing, and the flags
- * that tell which DWARF this libdwarf cannot read (SYMBOLS.md trap 9). No libdwarf here.
+ * that tell which DWARF this libdwarf cannot read (docs/symbols.md, trap 9). No libdwarf here.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -300,7 +300,7 @@ static bool list_section_ok(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, const cha
 }
 
 /* The version of each line table in .debug_line, by offset: DWARF 5 tables number files from
- * 0, older ones from 1 (SYMBOLS.md trap 3), and asking libdwarf means decoding every row. */
+ * 0, older ones from 1 (docs/symbols.md, trap 3), and asking libdwarf means decoding every row. */
 static int read_line_versions(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, const char *name,
                               struct fnp_elf_file *out)
 {
@@ -397,7 +397,7 @@ static int read_sections(Elf *e, struct fnp_elf_file *out)
         else if (strcmp(name, ".gnu_debuglink") == 0 && !(out->flags & FNP_ELF_DEBUGLINK))
             read_debuglink(e, scn, out);
         if (starts_with(name, ".debug_") && (sh.sh_flags & SHF_COMPRESSED)) {
-            /* libdwarf 20210528 inflates zlib only (SYMBOLS.md trap 9). */
+            /* libdwarf 20210528 inflates zlib only (docs/symbols.md, trap 9). */
             GElf_Chdr ch;
             if (!gelf_getchdr(scn, &ch) || ch.ch_type != ELFCOMPRESS_ZLIB)
                 out->flags |= FNP_ELF_ZSTD_DEBUG;

@@ -1,7 +1,7 @@
 /*
  * The module map: which loaded ELF object holds a runtime address, and its load bias.
  * The bias is dl_iterate_phdr's dlpi_addr (0 for a non-PIE executable), not dladdr's
- * dli_fbase, which is the lowest mapped address (0x400000 for non-PIE): SYMBOLS.md.
+ * dli_fbase, which is the lowest mapped address (0x400000 for non-PIE): docs/symbols.md.
  */
 #include <errno.h>
 #include <limits.h>

@@ -321,7 +321,7 @@ static void load_dwarf(struct fnp_symbolizer *s, struct module *m)
             return;
         }
     }
-    /* This libdwarf reads neither dwz supplementary files nor zstd (SYMBOLS.md trap 9):
+    /* This libdwarf reads neither dwz supplementary files nor zstd (docs/symbols.md, trap 9):
      * say so instead of reporting whatever it makes of them. */
     if (flags & FNP_ELF_DEBUGALTLINK) {
         set_dwarf_err(m, -ENOTSUP,

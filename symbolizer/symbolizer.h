@@ -163,7 +163,7 @@ size_t fnp_elf_base_name_len(const char *name);
 /* Accepts a zeroed or failed file. */
 void fnp_elf_free(struct fnp_elf_file *f);
 
-/* dwarf.c: the one file that calls libdwarf (SYMBOLS.md).
+/* dwarf.c: the one file that calls libdwarf (docs/symbols.md).
  *
  * Lazy: opening reads the unit headers and each unit's address ranges only; a unit's
  * functions are indexed when an address asked for falls in its ranges. Profiles touch a

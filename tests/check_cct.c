@@ -1,6 +1,6 @@
 /*
  * The runtime's calling-context tree driven with a fake clock, then snapshotted and turned
- * into cProfile's numbers: the worked example of PSTATS.md, open calls at dump time,
+ * into cProfile's numbers: the worked example of docs/pstats.md, open calls at dump time,
  * skipped exits, wide and deep trees.
  */
 #include <check.h>

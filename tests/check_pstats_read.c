@@ -457,7 +457,7 @@ END_TEST
 
 START_TEST(worked_example_edges_keep_total_first)
 {
-    /* PSTATS.md's fib: the function tuple is (pcalls, ncalls, ...), the edge's (ncalls,
+    /* docs/pstats.md's fib: the function tuple is (pcalls, ncalls, ...), the edge's (ncalls,
      * pcalls, ...). */
     struct buf b = {0};
     struct fnp_profile p;

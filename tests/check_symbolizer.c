@@ -295,7 +295,7 @@ static int agree_with_llvm(struct fnp_symbolizer *s, const char *bin, uint64_t a
     ck_assert_msg(strcmp(ours, v.name) == 0, "%s @0x%" PRIx64 ": we name it %s, llvm-symbolizer %s",
                   bin, addr, o.name, v.name);
     /* gcc's lambda operator() has no decl line, LLVM then says 0; fnprof takes the closure
-     * type's (SYMBOLS.md trap 6; accepted disagreement 3). */
+     * type's (docs/symbols.md, trap 6; accepted disagreement 3). */
     if (v.line == 0 && !v.file[0])
         return 0;
     ck_assert_msg(o.line == v.line, "%s @0x%" PRIx64 " (%s): we say line %u, llvm-symbolizer %u",

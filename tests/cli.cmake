@@ -1,5 +1,5 @@
 # The fnprof command: report and merge against CPython's pstats on files CPython wrote,
-# run's environment, and the exit codes and one-line errors of STYLE.md (0 ok, 1 failure,
+# run's environment, and the exit codes and one-line errors of docs/conventions.md (0 ok, 1 failure,
 # 2 usage). include()d from tests/CMakeLists.txt.
 find_package(Python3 REQUIRED COMPONENTS Interpreter)
 include(${CMAKE_CURRENT_LIST_DIR}/data/pstats_data.cmake)

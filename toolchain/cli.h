@@ -2,7 +2,7 @@
  * toolchain/: the fnprof command. main.c dispatches to one cmd-<name>.c per subcommand;
  * load.c reads profiles for the subcommands that take them.
  *
- * Exit codes (STYLE.md): 0 ok, 1 failure, 2 usage. Errors are one line on stderr,
+ * Exit codes (docs/conventions.md): 0 ok, 1 failure, 2 usage. Errors are one line on stderr,
  * "fnprof: <cmd>: <path>: <why>".
  */
 #ifndef FNPROF_CLI_H

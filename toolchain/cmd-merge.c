@@ -83,7 +83,7 @@ int fnp_cmd_merge(int argc, char **argv)
                           output, treeless);
         }
         if (!err && !sum.nedges) {
-            /* PSTATS.md: it loads, but snakeviz draws nothing; say so rather than leave the
+            /* docs/pstats.md: it loads, but snakeviz draws nothing; say so rather than leave the
              * user wondering. */
             fnp_cli_error("merge", "%s: note: no caller->callee edge, snakeviz will draw nothing",
                           output);

@@ -81,7 +81,7 @@ def check_report(fnprof, datadir, opts):
 
 
 def sanitised(stats):
-    """The writer puts valid UTF-8 in files (PSTATS.md): surrogates become U+FFFD."""
+    """The writer puts valid UTF-8 in files (docs/pstats.md): surrogates become U+FFFD."""
     def fix(key):
         f, l, n = key
         return (f.encode('utf-8', 'surrogatepass').decode('utf-8', 'replace'), l,

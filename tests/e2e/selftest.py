@@ -50,7 +50,7 @@ def counts_of(stats):
 
 
 def hand_derived_counts(progs):
-    """The mirrors give the numbers derived by hand (docs PSTATS.md and the brief)."""
+    """The mirrors give the numbers derived by hand (docs/pstats.md)."""
     stats, out = compare.profile_mirror(os.path.join(progs, "fib.py"))
     check(counts_of(stats) == {
         "main": (1, 1, {}),
@@ -66,7 +66,7 @@ def hand_derived_counts(progs):
         "fib": (15, 1, {"fib": (14, 2), "run_all": (1, 1)}),
         "a": (2, 1, {"b": (1, 1), "run_all": (1, 1)}),
         "b": (2, 1, {"a": (2, 1)}),
-    }, "worked.py: the counts of docs PSTATS.md's worked example")
+    }, "worked.py: the counts of docs/pstats.md's worked example")
 
     # Derived by hand: is_even(n) and is_odd(n) for n in 7, 10, 0, 3, 1 are two chains of
     # n + 1 alternating calls: n + 1 calls of each function per n (26), one primitive call per
@@ -80,7 +80,7 @@ def hand_derived_counts(progs):
 
 
 def fake_clock_worked_example():
-    """docs PSTATS.md's worked example, times included, on a fake clock: 1 tick per fib and
+    """docs/pstats.md's worked example, times included, on a fake clock: 1 tick per fib and
     per a call, 10 per b, 100 for main itself. cProfile must give the doc's table."""
     clock = [0]
 
@@ -114,7 +114,7 @@ def fake_clock_worked_example():
         "b": (1, 2, 20, 21, {"a": (2, 1, 20, 21)}),
         "main": (1, 1, 100, 137, {}),
     }
-    check(got == want, "PSTATS.md worked example: cProfile gives the doc's table, times too")
+    check(got == want, "docs/pstats.md worked example: cProfile gives the doc's table, times too")
     if got != want:
         print("  got  %r\n  want %r" % (got, want))
 

@@ -1,4 +1,4 @@
-/* The worked example of docs PSTATS.md: fib(5), then a(1); a(n) calls b(n); b(n) calls a(n - 1)
+/* The worked example of docs/pstats.md: fib(5), then a(1); a(n) calls b(n); b(n) calls a(n - 1)
  * while n > 0. cProfile: fib 15 calls, 1 primitive, fib->fib 14 calls, 2 primitive; a 2 calls,
  * 1 primitive; b 2 calls, 1 primitive; a->b 2 calls, 1 primitive; b->a 1 call, 1 primitive. */
 #include <stdio.h>

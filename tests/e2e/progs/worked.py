@@ -1,4 +1,4 @@
-"""Mirror of worked.c: the worked example of docs PSTATS.md."""
+"""Mirror of worked.c: the worked example of docs/pstats.md."""
 
 
 def fib(n):
