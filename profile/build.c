@@ -232,11 +232,14 @@ static int keep_tree(struct fnp_profile *p, const struct fnp_raw *r,
         snprintf(names[i], sizeof(names[i]), "thread %zu", i + 1);
         name_ptrs[i] = names[i];
     }
+    /* A root's thread is its number; fnp_tree_set gives every other node its root's. */
+    memcpy(t, body, n * sizeof(*t));
     for (size_t i = 0; i < n; i++) {
-        t[i] = body[i];
+        if (t[i].parent != FNP_NO_PARENT)
+            continue;
         uint32_t key = r->nodes[i].thread;
         const uint32_t *hit = bsearch(&key, ids, u, sizeof(*ids), by_desc);
-        t[i].thread = hit ? (uint32_t)(hit - ids) : 0;
+        t[i].thread = (uint32_t)(hit - ids); /* every root's thread is in ids */
     }
     rc = fnp_tree_set(p, t, n, r->count_only ? FNP_TREE_CALLS : FNP_TREE_TIME,
                       r->count_only ? 1.0 : r->tick_seconds, name_ptrs, u);

@@ -60,8 +60,7 @@ void fnp_marshal_float(struct fnp_sink *s, double v)
     fnp_sink_write(s, b, 9);
 }
 
-/* Length of the valid UTF-8 sequence at p (1-4), or 0 if it is not one. */
-static size_t utf8_seq(const unsigned char *p)
+size_t fnp_utf8_len(const unsigned char *p)
 {
     unsigned char c = p[0];
     if (c < 0x80)
@@ -97,7 +96,7 @@ void fnp_marshal_str(struct fnp_sink *s, const char *str)
     const unsigned char *p = (const unsigned char *)str;
     size_t len = strlen(str), out = 0, ascii = 1;
     for (size_t i = 0; i < len;) {
-        size_t n = utf8_seq(p + i);
+        size_t n = fnp_utf8_len(p + i);
         if (n != 1)
             ascii = 0;
         out += n ? n : 3; /* U+FFFD is 3 bytes */
@@ -112,7 +111,7 @@ void fnp_marshal_str(struct fnp_sink *s, const char *str)
     fnp_sink_write(s, "u", 1);
     put_u32(s, (uint32_t)out);
     for (size_t i = 0; i < len;) {
-        size_t n = utf8_seq(p + i);
+        size_t n = fnp_utf8_len(p + i);
         if (n) {
             fnp_sink_write(s, p + i, n);
             i += n;

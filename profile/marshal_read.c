@@ -39,16 +39,22 @@ static int fail(struct reader *r, size_t off, const char *fmt, ...)
 
 static int fail(struct reader *r, size_t off, const char *fmt, ...)
 {
-    if (r->why && r->whylen) {
-        int n = snprintf(r->why, r->whylen, "offset %zu: ", off);
-        if (n >= 0 && (size_t)n < r->whylen) {
-            va_list ap;
-            va_start(ap, fmt);
-            vsnprintf(r->why + n, r->whylen - (size_t)n, fmt, ap);
-            va_end(ap);
-        }
-        fnp_marshal_one_line(r->why);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = fnp_read_fail(r->why, r->whylen, off, NULL, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int fnp_read_fail(char *why, size_t whylen, size_t off, const char *what, const char *fmt,
+                  va_list ap)
+{
+    if (!why || !whylen)
+        return -EINVAL;
+    int n = snprintf(why, whylen, "offset %zu: %s%s", off, what ? what : "", what ? ": " : "");
+    if (n >= 0 && (size_t)n < whylen)
+        vsnprintf(why + n, whylen - (size_t)n, fmt, ap);
+    fnp_marshal_one_line(why);
     return -EINVAL;
 }
 

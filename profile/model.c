@@ -328,7 +328,11 @@ static void add_stats(struct fnp_stats *a, const struct fnp_stats *b)
 
 int fnp_profile_merge(struct fnp_profile *a, const struct fnp_profile *b)
 {
-    int was_empty = a->nfuncs == 0;
+    if (a->nfuncs == 0) {
+        /* The first profile added: the sum's tree is its tree, in the sum's indices. */
+        a->tree_kind = b->tree_kind;
+        a->tick_seconds = b->tick_seconds;
+    }
     uint32_t *map = malloc((b->nfuncs ? b->nfuncs : 1) * sizeof(*map));
     if (!map)
         return -ENOMEM;
@@ -349,22 +353,7 @@ int fnp_profile_merge(struct fnp_profile *a, const struct fnp_profile *b)
         }
         add_stats(&a->edges[e].st, &b->edges[i].st);
     }
-    int rc = 0;
-    if (was_empty && b->tree_kind != FNP_TREE_NONE) {
-        /* The first profile added: its tree is the sum's, in the sum's function indices. */
-        struct fnp_tree_node *t = malloc((b->ntree ? b->ntree : 1) * sizeof(*t));
-        rc = t ? 0 : -ENOMEM;
-        for (size_t i = 0; t && i < b->ntree; i++) {
-            t[i] = b->tree[i];
-            t[i].func = map[t[i].func];
-        }
-        if (t)
-            rc = fnp_tree_set(a, t, b->ntree, b->tree_kind, b->tick_seconds,
-                              (const char *const *)b->threads, b->nthreads);
-        free(t);
-    } else if (!was_empty) {
-        rc = fnp_tree_merge(a, b, map);
-    }
+    int rc = fnp_tree_merge(a, b, map);
     free(map);
     return rc;
 }

@@ -11,6 +11,7 @@
 #ifndef FNPROF_PROFILE_H
 #define FNPROF_PROFILE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -200,6 +201,9 @@ uint32_t fnp_crc32(uint32_t crc, const void *data, size_t n);
  * as the trailer above. s must be empty when called (the trailer checksums the dict).
  * Returns s->err. */
 int fnp_profile_write(const struct fnp_profile *p, struct fnp_sink *s);
+/* fnp_profile_write as an fnp_write_fn, profile the struct fnp_profile to write: the
+ * writer the exit dump, fnprof merge and fnprof symbolize hand fnp_write_file_atomic. */
+int fnp_profile_write_fn(struct fnp_sink *s, void *profile);
 
 /*
  * Reads the trailer in data[0, len), which follows dict[0, dict_len) in the file, into
@@ -340,6 +344,10 @@ void fnp_marshal_dict_end(struct fnp_sink *s);
 void fnp_marshal_tuple(struct fnp_sink *s, uint32_t nitems);
 void fnp_marshal_int(struct fnp_sink *s, uint64_t v);
 void fnp_marshal_float(struct fnp_sink *s, double v);
+/* The length of the valid UTF-8 sequence at p (1-4), or 0 when the bytes there are not
+ * one: overlong forms, surrogates, values past U+10FFFF, a sequence cut short (by the
+ * string's NUL). The one check of UTF-8 that every writer shares. */
+size_t fnp_utf8_len(const unsigned char *p);
 /* str from bytes: invalid UTF-8 sequences are replaced by U+FFFD. */
 void fnp_marshal_str(struct fnp_sink *s, const char *str);
 
@@ -421,6 +429,10 @@ int fnp_marshal_read(struct fnp_marshal_doc *d, const void *data, size_t len, ch
                      size_t whylen);
 /* Frees d's arrays; accepts a zeroed doc. */
 void fnp_marshal_doc_free(struct fnp_marshal_doc *d);
+/* The readers' error: "offset OFF: " (and what, if not NULL, then ": "), the message, in
+ * why (may be NULL), made one line (fnp_marshal_one_line). Returns -EINVAL. */
+int fnp_read_fail(char *why, size_t whylen, size_t off, const char *what, const char *fmt,
+                  va_list ap);
 /* Makes a message one line of printable text: control characters from the file (a name
  * may hold a newline) become '?'. */
 void fnp_marshal_one_line(char *s);

@@ -20,17 +20,13 @@ struct rd {
     size_t whylen;
 };
 
-static int bad(struct rd *r, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int bad(struct rd *r, const char *fmt, ...)
 {
-    if (r->why && r->whylen) {
-        int n = snprintf(r->why, r->whylen, "offset %zu: ", r->at);
-        va_list ap;
-        va_start(ap, fmt);
-        if (n >= 0 && (size_t)n < r->whylen)
-            vsnprintf(r->why + n, r->whylen - (size_t)n, fmt, ap);
-        va_end(ap);
-    }
-    return -EINVAL;
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = fnp_read_fail(r->why, r->whylen, r->at, NULL, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 static int u64(struct rd *r, uint64_t *v)

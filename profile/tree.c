@@ -270,7 +270,6 @@ static int by_caller(const void *a, const void *b, void *edges_)
 }
 
 struct rebuild {
-    const struct fnp_profile *p;
     struct fnp_tree_node *nodes;
     size_t n, cap, max;
     double floor; /* seconds: smaller nodes are left out */
@@ -304,7 +303,7 @@ int fnp_tree_from_edges(struct fnp_profile *p, double min_share, size_t max_node
     struct frame {
         uint32_t node, next;
     } *stack = malloc((nf + 1) * sizeof(*stack));
-    struct rebuild rb = {.p = p, .max = max_nodes};
+    struct rebuild rb = {.max = max_nodes};
     int rc = -ENOMEM;
     if (!out || !first || !onpath || !in_calls || !stack)
         goto out;

@@ -22,15 +22,11 @@ struct reader {
 
 __attribute__((format(printf, 2, 3))) static int bad(struct reader *r, const char *fmt, ...)
 {
-    if (r->why && r->whylen) {
-        int n = snprintf(r->why, r->whylen, "offset %zu: calling-context tree: ", r->base + r->pos);
-        va_list ap;
-        va_start(ap, fmt);
-        if (n >= 0 && (size_t)n < r->whylen)
-            vsnprintf(r->why + n, r->whylen - (size_t)n, fmt, ap);
-        va_end(ap);
-    }
-    return -EINVAL;
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = fnp_read_fail(r->why, r->whylen, r->base + r->pos, "calling-context tree", fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 static uint64_t get_le(const unsigned char *b, int bytes)

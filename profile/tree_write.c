@@ -66,6 +66,11 @@ static void write_body(const struct fnp_profile *p, struct fnp_sink *b)
     }
 }
 
+int fnp_profile_write_fn(struct fnp_sink *s, void *profile)
+{
+    return fnp_profile_write(profile, s);
+}
+
 int fnp_profile_write(const struct fnp_profile *p, struct fnp_sink *s)
 {
     s->checksum = 1;

@@ -48,11 +48,6 @@ static struct fnp_raw_module *all_modules(const struct fnp_modmap *map, size_t *
     return mods;
 }
 
-static int write_pstats(struct fnp_sink *sink, void *profile)
-{
-    return fnp_profile_write(profile, sink);
-}
-
 int fnp_dump(const char *path, int quiet)
 {
     uint64_t now = fnp_clock_now();
@@ -93,7 +88,7 @@ int fnp_dump(const char *path, int quiet)
     }
     free(mods);
     if (!rc)
-        rc = fnp_write_file_atomic(path, write_pstats, &prof);
+        rc = fnp_write_file_atomic(path, fnp_profile_write_fn, &prof);
     if (rc) {
         fnp_log("%s: cannot write the profile: %s", path, strerror(-rc));
         goto out;

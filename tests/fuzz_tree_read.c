@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
+#include "fuzz_tree.h"
 #include "profile.h"
 
 static struct fnp_sink dict;
@@ -28,12 +29,6 @@ static void make_dict(void)
     fnp_sink_memory(&dict);
     CHECK(fnp_pstats_write(&p, &dict) == 0);
     fnp_profile_free(&p);
-}
-
-static void put_le(unsigned char *b, uint64_t v, int n)
-{
-    for (int i = 0; i < n; i++)
-        b[i] = (unsigned char)(v >> (8 * i));
 }
 
 static void same_tree(const struct fnp_profile *a, const struct fnp_profile *b)
@@ -61,25 +56,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int raw = data[0] & 1;
     data++;
     size--;
-    size_t head = raw ? 0 : FNP_TREE_HEADER;
-    size_t len = dict.len + head + size;
-    unsigned char *file = malloc(len ? len : 1);
-    CHECK(file);
-    memcpy(file, dict.buf, dict.len);
-    memcpy(file + dict.len + head, data, size);
-    if (!raw) {
-        unsigned char *h = file + dict.len;
-        double tick = 1e-9;
-        uint64_t bits;
-        memcpy(&bits, &tick, sizeof(bits));
-        memcpy(h, FNP_TREE_MAGIC, 8);
-        put_le(h + 8, FNP_TREE_VERSION, 4);
-        put_le(h + 12, FNP_TREE_TIME, 4);
-        put_le(h + 16, 4, 4);
-        put_le(h + 20, fnp_crc32(0, dict.buf, dict.len), 4);
-        put_le(h + 24, size, 8);
-        put_le(h + 32, fnp_crc32(0, data, size), 4);
-        put_le(h + 36, bits, 8);
+    size_t len;
+    unsigned char *file;
+    if (raw) {
+        len = dict.len + size;
+        file = malloc(len ? len : 1);
+        CHECK(file);
+        memcpy(file, dict.buf, dict.len);
+        memcpy(file + dict.len, data, size);
+    } else {
+        file = fuzz_tree_file(dict.buf, dict.len, 4, FNP_TREE_TIME, 1e-9, data, size, &len);
     }
     struct fnp_profile p;
     char why[512];

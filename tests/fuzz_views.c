@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
+#include "fuzz_tree.h"
 #include "profile.h"
 #include "views.h"
 
@@ -51,12 +52,6 @@ static void make_dict(void)
     fnp_profile_free(&p);
 }
 
-static void put_le(unsigned char *b, uint64_t v, int n)
-{
-    for (int i = 0; i < n; i++)
-        b[i] = (unsigned char)(v >> (8 * i));
-}
-
 static void draw_all(const struct fnp_profile *p, int rebuilt, int tree_only_views)
 {
     struct fnp_view_opts o = {.title = "fuzz <&\">.prof",
@@ -88,22 +83,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     double tick = data[0] & 2 ? 1.0 : data[0] & 4 ? 3.7e-10 : 1e-9;
     data++;
     size--;
-    size_t len = dict.len + FNP_TREE_HEADER + size;
-    unsigned char *file = malloc(len);
-    CHECK(file);
-    memcpy(file, dict.buf, dict.len);
-    memcpy(file + dict.len + FNP_TREE_HEADER, data, size);
-    unsigned char *h = file + dict.len;
-    uint64_t bits;
-    memcpy(&bits, &tick, sizeof(bits));
-    memcpy(h, FNP_TREE_MAGIC, 8);
-    put_le(h + 8, FNP_TREE_VERSION, 4);
-    put_le(h + 12, kind, 4);
-    put_le(h + 16, NFUNCS, 4);
-    put_le(h + 20, fnp_crc32(0, dict.buf, dict.len), 4);
-    put_le(h + 24, size, 8);
-    put_le(h + 32, fnp_crc32(0, data, size), 4);
-    put_le(h + 36, bits, 8);
+    size_t len;
+    unsigned char *file = fuzz_tree_file(dict.buf, dict.len, NFUNCS, kind, tick, data, size, &len);
     struct fnp_profile p;
     char why[512];
     fnp_profile_init(&p);

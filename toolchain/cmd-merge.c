@@ -22,11 +22,6 @@ static void usage(FILE *out)
                  "  -h, --help        show this help\n");
 }
 
-static int write_profile(struct fnp_sink *s, void *p)
-{
-    return fnp_profile_write(p, s);
-}
-
 int fnp_cmd_merge(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -70,7 +65,7 @@ int fnp_cmd_merge(int argc, char **argv)
             treeless = argv[i];
     }
     if (rc == FNP_EXIT_OK) {
-        int err = fnp_write_file_atomic(output, write_profile, &sum);
+        int err = fnp_write_file_atomic(output, fnp_profile_write_fn, &sum);
         if (err) {
             fnp_cli_error("merge", "%s: %s", output, strerror(-err));
             rc = FNP_EXIT_FAILURE;

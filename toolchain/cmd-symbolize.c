@@ -39,11 +39,6 @@ static void warn_line(void *ctx, const char *msg)
     fnp_cli_error("symbolize", "%s", msg);
 }
 
-static int write_profile(struct fnp_sink *s, void *p)
-{
-    return fnp_profile_write(p, s);
-}
-
 /* OUT for RAW: "x.prof.raw" -> "x.prof"; a name without .raw gets ".prof". */
 static char *default_output(const char *raw)
 {
@@ -94,7 +89,7 @@ static int symbolize(const char *raw_path, const char *output, int quiet)
     fnp_profile_init(&prof);
     rc = fnp_profile_build(&prof, &raw.raw, &api);
     if (!rc)
-        rc = fnp_write_file_atomic(output, write_profile, &prof);
+        rc = fnp_write_file_atomic(output, fnp_profile_write_fn, &prof);
     if (rc) {
         fnp_cli_error("symbolize", "%s: %s", output, strerror(-rc));
     }

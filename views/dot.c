@@ -44,12 +44,7 @@ static void dot_text(struct fnp_sink *s, const char *str, size_t max)
         } else if (c < 0x20 || c == 0x7f) {
             fnp_sink_write(s, "\xef\xbf\xbd", 3);
         } else {
-            int n = fnp_utf8_len(p);
-            if (n)
-                fnp_sink_write(s, p, (size_t)n);
-            else
-                fnp_sink_write(s, "\xef\xbf\xbd", 3);
-            p += n ? n : 1;
+            p = fnp_utf8_copy(s, p);
             continue;
         }
         p++;

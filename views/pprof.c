@@ -65,57 +65,20 @@ static uint64_t hash_str(const char *s)
     return h;
 }
 
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 if the bytes there are not one:
- * overlong forms, surrogates and code points past U+10FFFF included. */
-static size_t utf8_seq(const unsigned char *s)
-{
-    if (s[0] < 0x80)
-        return 1;
-    size_t n;
-    uint32_t c;
-    if (s[0] >= 0xc2 && s[0] <= 0xdf)
-        n = 2, c = s[0] & 0x1f;
-    else if (s[0] >= 0xe0 && s[0] <= 0xef)
-        n = 3, c = s[0] & 0x0f;
-    else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-        n = 4, c = s[0] & 0x07;
-    else
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80) /* a NUL ends the string here too */
-            return 0;
-        c = c << 6 | (s[i] & 0x3f);
-    }
-    if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
-        (c >= 0xd800 && c <= 0xdfff))
-        return 0;
-    return n;
-}
-
 /* A copy of str that is valid UTF-8, as proto3 requires of a string field: a byte that
  * starts no valid sequence becomes U+FFFD (names hold whatever bytes the binary had). */
 static char *utf8_dup(const char *str)
 {
-    const unsigned char *s = (const unsigned char *)str;
-    size_t len = strlen(str);
-    char *out = malloc(3 * len + 1); /* each bad byte grows to 3 */
-    if (!out)
+    struct fnp_sink out;
+    fnp_sink_memory(&out);
+    for (const unsigned char *p = (const unsigned char *)str; *p;)
+        p = fnp_utf8_copy(&out, p);
+    fnp_sink_write(&out, "", 1);
+    if (out.err) {
+        fnp_sink_free(&out);
         return NULL;
-    size_t o = 0;
-    for (size_t i = 0; i < len;) {
-        size_t n = utf8_seq(s + i);
-        if (n) {
-            memcpy(out + o, s + i, n);
-            o += n;
-            i += n;
-        } else {
-            memcpy(out + o, "\xef\xbf\xbd", 3);
-            o += 3;
-            i++;
-        }
     }
-    out[o] = '\0';
-    return out;
+    return out.buf; /* the caller frees it, as the sink's malloc'd buffer */
 }
 
 static int strtab_init(struct strtab *t, size_t cap)

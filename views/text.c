@@ -4,25 +4,17 @@
  */
 #include "views.h"
 
-int fnp_utf8_len(const unsigned char *s)
-{
-    unsigned c = s[0];
-    if (c < 0x80)
-        return 1;
-    int n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-    if (!n)
-        return 0;
-    for (int i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    if (n == 3 && ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0)))
-        return 0;
-    if (n == 4 && ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90)))
-        return 0;
-    return n;
-}
-
 static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
+
+const unsigned char *fnp_utf8_copy(struct fnp_sink *s, const unsigned char *p)
+{
+    size_t n = fnp_utf8_len(p);
+    if (n)
+        fnp_sink_write(s, p, n);
+    else
+        fnp_sink_write(s, replacement, 3);
+    return p + (n ? n : 1);
+}
 
 void fnp_json_string(struct fnp_sink *s, const char *str)
 {
@@ -38,12 +30,7 @@ void fnp_json_string(struct fnp_sink *s, const char *str)
             fnp_sink_printf(s, "\\u%04x", c);
             p++;
         } else {
-            int n = fnp_utf8_len(p);
-            if (n)
-                fnp_sink_write(s, p, (size_t)n);
-            else
-                fnp_sink_write(s, replacement, 3);
-            p += n ? n : 1;
+            p = fnp_utf8_copy(s, p);
         }
     }
     fnp_sink_write(s, "\"", 1);
@@ -70,12 +57,7 @@ void fnp_xml_text(struct fnp_sink *s, const char *str)
             fnp_sink_write(s, replacement, 3); /* U+FFFE, U+FFFF: not XML characters either */
             p += 3;
         } else {
-            int n = fnp_utf8_len(p);
-            if (n)
-                fnp_sink_write(s, p, (size_t)n);
-            else
-                fnp_sink_write(s, replacement, 3);
-            p += n ? n : 1;
+            p = fnp_utf8_copy(s, p);
         }
     }
 }

@@ -71,9 +71,9 @@ const char *fnp_tree_unit(const struct fnp_profile *p);
 
 /* ---- text.c: escaping for the text formats -------------------------------------------- */
 
-/* The length of the valid UTF-8 sequence at s (1-4), or 0 when the bytes there are not
- * one (overlong forms, surrogates, values past U+10FFFF, a sequence cut by the NUL). */
-int fnp_utf8_len(const unsigned char *s);
+/* Writes the UTF-8 sequence at p, or U+FFFD for a byte that starts none
+ * (fnp_utf8_len); returns where the next character starts. */
+const unsigned char *fnp_utf8_copy(struct fnp_sink *s, const unsigned char *p);
 /* A JSON string, quotes included: control characters, '"' and '\\' escaped, and '<', '>'
  * and '&' as \\u escapes so that the text can sit inside an HTML <script>; invalid UTF-8
  * bytes become U+FFFD. */

@@ -3,7 +3,8 @@
 
 Written from docs/tree-format.md, not from profile/tree_read.c, so that the tests compare
 two readings of the format. Also rebuilds cProfile's numbers from the tree, as a second
-derivation beside profile/model.c:
+derivation beside profile/model.c, and writes made-up profiles for the views' tests
+(build, encode):
 
     python3 fnptree.py FILE.prof      # prints the tree; exit 1 if it does not match the dict
 
@@ -155,6 +156,67 @@ def parse(stats, dict_bytes, trailer):
     if pos != len(body):
         raise TreeError("%d bytes after the last node" % (len(body) - pos))
     return Tree(kind, tick_seconds, threads, nodes)
+
+
+def build(kind, tick_seconds, threads, keys, rows):
+    """A Tree from rows [(index into keys, parent row or None, thread, ncalls, inclusive
+    ticks)] in canonical pre-order; back and flags 0."""
+    nodes = []
+    for i, (func, parent, thread, ncalls, ticks) in enumerate(rows):
+        node = Node()
+        node.index, node.key, node.children = i, keys[func], []
+        node.parent = nodes[parent] if parent is not None else None
+        node.thread = thread if parent is None else node.parent.thread
+        node.ncalls, node.ticks, node.back, node.flags = ncalls, ticks, 0, 0
+        if node.parent is not None:
+            node.parent.children.append(node)
+        nodes.append(node)
+    return Tree(kind, tick_seconds, list(threads), nodes)
+
+
+def _put_uleb(v, out):
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        out.append(b | 0x80 if v else b)
+        if not v:
+            return
+
+
+def _put_sleb(v, out):
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        done = (v == 0 and not b & 0x40) or (v == -1 and b & 0x40)
+        out.append(b if done else b | 0x80)
+        if done:
+            return
+
+
+def encode(stats, tree):
+    """The bytes of a profile file: stats marshalled, then tree (whose keys are stats keys)
+    as the trailer docs/tree-format.md lays out. Thread names may be str or bytes."""
+    dict_bytes = marshal.dumps(stats)
+    position = {k: i for i, k in enumerate(stats)}
+    body = bytearray()
+    _put_uleb(len(tree.threads), body)
+    for name in tree.threads:
+        raw = name if isinstance(name, bytes) else name.encode()
+        _put_uleb(len(raw), body)
+        body += raw
+    _put_uleb(len(tree.nodes), body)
+    for node in tree.nodes:
+        _put_uleb(position[node.key], body)
+        _put_uleb(0 if node.parent is None else node.index - node.parent.index, body)
+        if node.parent is None:
+            _put_uleb(node.thread, body)
+        for v in (node.ncalls, node.ticks):
+            _put_uleb(v, body)
+        _put_sleb(node.back, body)
+        _put_uleb(node.flags, body)
+    head = MAGIC + struct.pack("<IIIIQId", 1, tree.kind, len(stats), zlib.crc32(dict_bytes),
+                               len(body), zlib.crc32(bytes(body)), tree.tick_seconds)
+    return dict_bytes + head + bytes(body)
 
 
 def derive(tree):

@@ -22,7 +22,6 @@ bytes) and converts that. Then:
 Exit 77 (skip) without callgrind_annotate. python3 standard library only.
 """
 import argparse
-import marshal
 import os
 import re
 import shutil
@@ -32,6 +31,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "e2e"))
 import fnptree  # noqa: E402
+import viewlib  # noqa: E402
 
 NAME_SPECS = {"ob": "ob", "cob": "ob", "fl": "fl", "fi": "fl", "fe": "fl", "cfl": "fl",
               "cfi": "fl", "fn": "fn", "cfn": "fn"}
@@ -43,30 +43,6 @@ def enc(s):
     back as Latin-1 so that every byte is one character."""
     return s.encode("utf-8", "surrogatepass").decode("latin-1")
 
-
-def odd_profile(path):
-    """A pstats dict CPython could not write but a C++ profile can hold."""
-    names = [("/src/dir one/ops.cc", 10, "bool operator<(A const&, B const&)"),
-             ("/src/t.h", 20, "std::vector<std::pair<int, int> >::push_back(std::pair<int, int>&&)"),
-             ("/src/q.c", 30, 'say "hi" \\N \\n back\\slash &lt; &amp'),
-             ("/src/nl.c", 40, "line\nbreak\rcr\ttab"),
-             ("/src/a.c", 50, "dup"), ("/src/b.c", 50, "dup"),
-             ("/src/p.c", 60, "(12) looks compressed"),
-             ("/src/e.c", 70, ""),
-             ("~", 0, "<built-in method x>"),
-             ("/src/u.c", 80, "caf\udce9 \u00e9t\u00e9"),
-             ("/src/long.cc", 90, "L" * 20000),
-             ("", 0, "nofile")]
-    root = ("/src/main.c", 1, "main")
-    stats, total = {}, 0.0
-    for i, k in enumerate(names):
-        tt = 1e-4 * (i + 1)
-        stats[k] = (i + 1, i + 1, tt, tt, {root: (i + 1, i + 1, tt, tt)})
-        total += tt
-    stats[names[0]][4][names[1]] = (7, 7, 0.0, 0.0)  # a caller with odd names too
-    stats[root] = (1, 1, 1e-3, 1e-3 + total, {})
-    with open(path, "wb") as f:
-        marshal.dump(stats, f)
 
 
 # ---- a reader of the format, from the specification -------------------------------------
@@ -433,7 +409,7 @@ def main():
         work = os.path.join(args.workdir, "callgrind-odd")
         os.makedirs(work, exist_ok=True)
         prof = os.path.join(work, "odd.prof")
-        odd_profile(prof)
+        viewlib.odd_profile(prof)
     else:
         work = os.path.join(args.workdir, "callgrind-" + os.path.splitext(args.profile)[0])
         os.makedirs(work, exist_ok=True)

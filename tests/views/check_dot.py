@@ -21,7 +21,6 @@ when dot is not on PATH. The checker must reject mutated outputs.
 Exit 77 (skip) without graphviz's dot. python3 standard library only.
 """
 import argparse
-import marshal
 import os
 import re
 import shutil
@@ -31,33 +30,11 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "e2e"))
 import fnptree  # noqa: E402
+import viewlib  # noqa: E402
 
 TIMES = "\u00d7"
 MAX_NAME = 4096
 
-
-def odd_profile(path):
-    names = [("/src/dir one/ops.cc", 10, "bool operator<(A const&, B const&)"),
-             ("/src/t.h", 20, "std::vector<std::pair<int, int> >::push_back(std::pair<int, int>&&)"),
-             ("/src/q.c", 30, 'say "hi" \\N \\n \\l back\\slash\\ &lt; &amp'),
-             ("/src/nl.c", 40, "line\nbreak\rcr\ttab"),
-             ("/src/a.c", 50, "dup"), ("/src/b.c", 50, "dup"),
-             ("/src/quote\"d\\dir/x.c", 55, "graph"),
-             ("/src/e.c", 70, ""),
-             ("~", 0, "<built-in method x>"),
-             ("/src/u.c", 80, "caf\udce9 \u00e9t\u00e9 \u2603"),
-             ("/src/long.cc", 90, "L" * 20000),
-             ("", 3, "nofile")]
-    root = ("/src/main.c", 1, "main")
-    stats, total = {}, 0.0
-    for i, k in enumerate(names):
-        tt = 1e-4 * (i + 1)
-        stats[k] = (i + 1, i + 1, tt, tt, {root: (i + 1, i + 1, tt, tt)})
-        total += tt
-    stats[names[0]][4][names[1]] = (7, 7, 0.0, 0.0)
-    stats[root] = (1, 1, 1e-3, 1e-3 + total, {})
-    with open(path, "wb") as f:
-        marshal.dump(stats, f)
 
 
 def run(cmd, data=None, **kw):
@@ -425,7 +402,7 @@ def main():
         work = os.path.join(args.workdir, "dot-odd")
         os.makedirs(work, exist_ok=True)
         prof = os.path.join(work, "odd.prof")
-        odd_profile(prof)
+        viewlib.odd_profile(prof)
         return check_profile(args, prof, "odd.prof")
     return check_profile(args, os.path.join(args.workdir, args.profile), args.profile)
 

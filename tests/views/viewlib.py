@@ -4,6 +4,7 @@ independent reader (tests/e2e/fnptree.py) sees it, and the verdict.
 python3 standard library only.
 """
 import argparse
+import marshal
 import os
 import subprocess
 import sys
@@ -60,6 +61,36 @@ def ns(tree, ticks):
     if tree.kind == fnptree.KIND_CALLS:
         return ticks
     return int(ticks * tree.tick_seconds * 1e9 + 0.5)
+
+
+def odd_profile(path):
+    """A pstats dict CPython could not write but a C++ profile can hold: names with what
+    the formats reserve (quotes, backslashes, escape sequences, entities, newlines, a
+    callgrind-style "(12)" prefix), an invalid UTF-8 byte, an empty name, an empty file,
+    a name of 20,000 bytes, one name in two files, all called from main, and one edge
+    between two odd names."""
+    names = [("/src/dir one/ops.cc", 10, "bool operator<(A const&, B const&)"),
+             ("/src/t.h", 20, "std::vector<std::pair<int, int> >::push_back(std::pair<int, int>&&)"),
+             ("/src/q.c", 30, 'say "hi" \\N \\n \\l back\\slash\\ &lt; &amp'),
+             ("/src/nl.c", 40, "line\nbreak\rcr\ttab"),
+             ("/src/a.c", 50, "dup"), ("/src/b.c", 50, "dup"),
+             ("/src/quote\"d\\dir/x.c", 55, "graph"),
+             ("/src/p.c", 60, "(12) looks compressed"),
+             ("/src/e.c", 70, ""),
+             ("~", 0, "<built-in method x>"),
+             ("/src/u.c", 80, "caf\udce9 \u00e9t\u00e9 \u2603"),
+             ("/src/long.cc", 90, "L" * 20000),
+             ("", 3, "nofile")]
+    root = ("/src/main.c", 1, "main")
+    stats, total = {}, 0.0
+    for i, k in enumerate(names):
+        tt = 1e-4 * (i + 1)
+        stats[k] = (i + 1, i + 1, tt, tt, {root: (i + 1, i + 1, tt, tt)})
+        total += tt
+    stats[names[0]][4][names[1]] = (7, 7, 0.0, 0.0)
+    stats[root] = (1, 1, 1e-3, 1e-3 + total, {})
+    with open(path, "wb") as f:
+        marshal.dump(stats, f)
 
 
 class Verdict:

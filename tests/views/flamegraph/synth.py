@@ -4,53 +4,18 @@ fnprof writes them: cProfile's dict derived from the tree (tests/e2e/fnptree.py'
 then the FNPTREE trailer of docs/tree-format.md. Used by check_speedscope.py and
 check_flamegraph.py. python3 standard library only.
 """
-import marshal
 import random
-import struct
-import zlib
 
 import viewlib
 
 fnptree = viewlib.fnptree
 
 
-def _uleb(v):
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def _sleb(v):
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if (v == 0 and not b & 0x40) or (v == -1 and b & 0x40):
-            out.append(b)
-            return bytes(out)
-        out.append(b | 0x80)
-
-
 def write(path, keys, nodes, threads=("thread 1",), kind=fnptree.KIND_TIME, tick=1e-9):
     """keys: [(file, line, name)]; nodes: [(func, parent index or None, thread, ncalls,
-    ticks)] in pre-order, siblings sorted by func (the canonical form)."""
-    objs = []
-    for i, (func, parent, thread, ncalls, ticks) in enumerate(nodes):
-        n = fnptree.Node()
-        n.index, n.key, n.children = i, keys[func], []
-        n.parent = objs[parent] if parent is not None else None
-        n.thread = thread if parent is None else n.parent.thread
-        n.ncalls, n.ticks, n.back, n.flags = ncalls, ticks, 0, 0
-        if n.parent is not None:
-            n.parent.children.append(n)
-        objs.append(n)
-    tree = fnptree.Tree(kind, tick, list(threads), objs)
+    ticks)] in pre-order, siblings sorted by func (the canonical form). Every key is in the
+    dict, in the order given, whether the tree uses it or not."""
+    tree = fnptree.build(kind, tick, threads, keys, nodes)
     derived = fnptree.derive(tree)
     stats = {}
     for k in keys + ([fnptree.PROCESS_KEY] if fnptree.PROCESS_KEY in derived else []):
@@ -58,21 +23,8 @@ def write(path, keys, nodes, threads=("thread 1",), kind=fnptree.KIND_TIME, tick
         stats[k] = (pc, nc, tt, ct, callers)
     if not stats:
         stats[("x.c", 1, "unused")] = (0, 0, 0.0, 0.0, {})
-    dict_bytes = marshal.dumps(stats)
-    body = bytearray(_uleb(len(threads)))
-    for t in threads:
-        b = t if isinstance(t, bytes) else t.encode()
-        body += _uleb(len(b)) + b
-    body += _uleb(len(nodes))
-    for i, (func, parent, thread, ncalls, ticks) in enumerate(nodes):
-        body += _uleb(func) + _uleb(0 if parent is None else i - parent)
-        if parent is None:
-            body += _uleb(thread)
-        body += _uleb(ncalls) + _uleb(ticks) + _sleb(0) + _uleb(0)
-    head = b"FNPTREE\n" + struct.pack("<IIIIQId", 1, kind, len(stats), zlib.crc32(dict_bytes),
-                                      len(body), zlib.crc32(bytes(body)), tick)
     with open(path, "wb") as f:
-        f.write(dict_bytes + head + bytes(body))
+        f.write(fnptree.encode(stats, tree))
 
 
 def odd_names(path):

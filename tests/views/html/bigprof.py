@@ -12,36 +12,12 @@ as docs/tree-format.md lays it out, so fnprof reads the file like one of its own
 python3 standard library only; deterministic for a seed.
 """
 import argparse
-import marshal
 import os
 import random
-import struct
 import sys
-import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "e2e"))
 import fnptree  # noqa: E402  pylint: disable=wrong-import-position
-
-
-def uleb(v, out):
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return
-
-
-def sleb(v, out):
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if (v == 0 and not b & 0x40) or (v == -1 and b & 0x40):
-            out.append(b)
-            return
-        out.append(b | 0x80)
 
 
 def make_tree(nodes, nfuncs, chain, seed):
@@ -94,44 +70,16 @@ def encode(keys, raw, threads, tick_seconds=1e-9, kind=fnptree.KIND_TIME):
     for i in range(len(raw) - 1, -1, -1):
         if raw[i][1] is not None:
             ticks[raw[i][1]] += ticks[i]
-    tnodes = []
-    for i, (func, parent, thread, ncalls, _) in enumerate(raw):
-        n = fnptree.Node()
-        n.index, n.key, n.ncalls, n.ticks, n.back, n.flags = i, keys[func], ncalls, ticks[i], 0, 0
-        n.children = []
-        n.parent = tnodes[parent] if parent is not None else None
-        n.thread = thread if parent is None else n.parent.thread
-        if n.parent:
-            n.parent.children.append(n)
-        tnodes.append(n)
-    tree = fnptree.Tree(kind, tick_seconds, threads, tnodes)
+    rows = [(f, parent, thread, ncalls, ticks[i])
+            for i, (f, parent, thread, ncalls, _) in enumerate(raw)]
+    tree = fnptree.build(kind, tick_seconds, threads, keys, rows)
     derived = fnptree.derive(tree)
     order = [k for k in keys if k in derived]
     if fnptree.PROCESS_KEY in derived:
         order.append(fnptree.PROCESS_KEY)
     if not order:  # pstats refuses an empty dict: a function that made no call
         order, derived = [keys[0]], {keys[0]: (0, 0, 0.0, 0.0, {})}
-    stats = {k: derived[k] for k in order}
-    position = {k: i for i, k in enumerate(order)}
-    body = bytearray()
-    uleb(len(threads), body)
-    for name in threads:
-        uleb(len(name.encode()), body)
-        body += name.encode()
-    uleb(len(raw), body)
-    for i, (func, parent, thread, ncalls, _) in enumerate(raw):
-        uleb(position[keys[func]], body)
-        uleb(0 if parent is None else i - parent, body)
-        if parent is None:
-            uleb(thread, body)
-        uleb(ncalls, body)
-        uleb(ticks[i], body)
-        sleb(0, body)
-        uleb(0, body)
-    dict_bytes = marshal.dumps(stats)
-    head = fnptree.MAGIC + struct.pack("<IIIIQId", 1, kind, len(stats), zlib.crc32(dict_bytes),
-                                       len(body), zlib.crc32(body), tick_seconds)
-    return dict_bytes + head + bytes(body)
+    return fnptree.encode({k: derived[k] for k in order}, tree)
 
 
 def main():
