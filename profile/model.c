@@ -34,7 +34,45 @@ void fnp_profile_free(struct fnp_profile *p)
     free(p->func_slots);
     free(p->edge_slots);
     fnp_tree_clear(p);
+    for (size_t i = 0; i < p->nmeta; i++) {
+        free(p->meta[i].key);
+        free(p->meta[i].value);
+    }
+    free(p->meta);
     memset(p, 0, sizeof(*p));
+}
+
+const char *fnp_profile_meta(const struct fnp_profile *p, const char *key)
+{
+    for (size_t i = 0; i < p->nmeta; i++)
+        if (strcmp(p->meta[i].key, key) == 0)
+            return p->meta[i].value;
+    return NULL;
+}
+
+int fnp_profile_set_meta(struct fnp_profile *p, const char *key, const char *value)
+{
+    char *v = strdup(value);
+    if (!v)
+        return -ENOMEM;
+    for (size_t i = 0; i < p->nmeta; i++)
+        if (strcmp(p->meta[i].key, key) == 0) {
+            free(p->meta[i].value);
+            p->meta[i].value = v;
+            return 0;
+        }
+    char *k = strdup(key);
+    struct fnp_meta *meta = realloc(p->meta, (p->nmeta + 1) * sizeof(*meta));
+    if (!k || !meta) {
+        free(k);
+        free(v);
+        if (meta)
+            p->meta = meta;
+        return -ENOMEM;
+    }
+    p->meta = meta;
+    p->meta[p->nmeta++] = (struct fnp_meta){k, v};
+    return 0;
 }
 
 static uint64_t hash_bytes(uint64_t h, const char *s)

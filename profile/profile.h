@@ -70,6 +70,16 @@ struct fnp_profile {
     size_t nthreads;
     uint32_t tree_kind;
     double tick_seconds;
+    /* Metadata of the run, in the order it was added (fnp_profile_set_meta): program,
+     * pid, start time, host, fnprof version and the program's own pairs
+     * (fnprof_add_metadata). Kept in the tree's trailer (docs/tree-format.md). */
+    struct fnp_meta *meta;
+    size_t nmeta;
+};
+
+struct fnp_meta {
+    char *key;
+    char *value;
 };
 
 enum fnp_tree_kind {
@@ -214,6 +224,12 @@ int fnp_profile_write_fn(struct fnp_sink *s, void *profile);
 int fnp_tree_read(struct fnp_profile *p, size_t nkeys, const unsigned char *dict, size_t dict_len,
                   const unsigned char *data, size_t len, char *why, size_t whylen);
 
+/* Sets key to value in p's metadata (copies both): a key already there gets the new value
+ * in its old place. Returns 0 or -ENOMEM. */
+int fnp_profile_set_meta(struct fnp_profile *p, const char *key, const char *value);
+/* The value of key in p's metadata, or NULL. */
+const char *fnp_profile_meta(const struct fnp_profile *p, const char *key);
+
 /* ---- build.c: a profile from recorded addresses ------------------------------------ */
 
 /*
@@ -348,14 +364,60 @@ void fnp_marshal_float(struct fnp_sink *s, double v);
  * one: overlong forms, surrogates, values past U+10FFFF, a sequence cut short (by the
  * string's NUL). The one check of UTF-8 that every writer shares. */
 size_t fnp_utf8_len(const unsigned char *p);
+
 /* str from bytes: invalid UTF-8 sequences are replaced by U+FFFD. */
 void fnp_marshal_str(struct fnp_sink *s, const char *str);
+
+/* ---- json.c ---------------------------------------------------------------------- */
+
+/* Writes the UTF-8 sequence at p, or U+FFFD for a byte that starts none
+ * (fnp_utf8_len); returns where the next character starts. */
+const unsigned char *fnp_utf8_copy(struct fnp_sink *s, const unsigned char *p);
+/* A JSON string, quotes included: control characters, '"' and '\\' escaped, and '<', '>'
+ * and '&' as \\u escapes so that the text can sit inside an HTML <script>; invalid UTF-8
+ * bytes become U+FFFD. */
+void fnp_json_string(struct fnp_sink *s, const char *str);
 
 /* ---- pstats.c ----------------------------------------------------------------------- */
 
 /* Writes p as the marshalled dict cProfile's dump_stats writes. Times are clamped to
  * finite, non-negative values. Returns s->err. */
 int fnp_pstats_write(const struct fnp_profile *p, struct fnp_sink *s);
+
+/* ---- trace_write.c: the timeline as a Chrome trace (PROF_TRACE) -------------------- */
+
+/* One call: [start, end) in clock ticks since the trace's origin, on track (an index of
+ * the trace's tracks), of func (an index of the profile's functions). */
+struct fnp_trace_event {
+    uint64_t start, end;
+    uint32_t func;
+    uint32_t track;
+};
+
+/* A thread: its own timeline in the viewer. */
+struct fnp_trace_track {
+    int tid;
+    const char *name; /* the thread's name; NULL: none known */
+};
+
+struct fnp_trace {
+    const struct fnp_profile *prof; /* function names, metadata (prof->meta) */
+    struct fnp_trace_event *events; /* any order: the writer sorts them in place */
+    size_t nevents;
+    const struct fnp_trace_track *tracks;
+    size_t ntracks;
+    const uint8_t *is_region; /* is_region[func]: a named region (NULL: none is) */
+    int pid;
+    const char *process; /* the process's name */
+    double tick_seconds;
+    uint64_t dropped; /* calls left out: the event limit was reached */
+    uint64_t limit;   /* PROF_TRACE_EVENTS */
+};
+
+/* Writes t as Chrome trace event JSON (docs/trace.md). Returns s->err. */
+int fnp_trace_write(struct fnp_sink *s, const struct fnp_trace *t);
+/* fnp_trace_write as an fnp_write_fn for fnp_write_file_atomic; trace the struct fnp_trace. */
+int fnp_trace_write_fn(struct fnp_sink *s, void *trace);
 
 /* ---- marshal_read.c: Python's marshal format, any version CPython 3 writes ----------- */
 

@@ -71,13 +71,6 @@ const char *fnp_tree_unit(const struct fnp_profile *p);
 
 /* ---- text.c: escaping for the text formats -------------------------------------------- */
 
-/* Writes the UTF-8 sequence at p, or U+FFFD for a byte that starts none
- * (fnp_utf8_len); returns where the next character starts. */
-const unsigned char *fnp_utf8_copy(struct fnp_sink *s, const unsigned char *p);
-/* A JSON string, quotes included: control characters, '"' and '\\' escaped, and '<', '>'
- * and '&' as \\u escapes so that the text can sit inside an HTML <script>; invalid UTF-8
- * bytes become U+FFFD. */
-void fnp_json_string(struct fnp_sink *s, const char *str);
 /* Text for XML and HTML content or attribute values: & < > " ' escaped, control
  * characters and invalid UTF-8 replaced by U+FFFD. */
 void fnp_xml_text(struct fnp_sink *s, const char *str);
