@@ -98,6 +98,33 @@ static int64_t address_func(struct fnp_profile *p, const char *object, uint64_t 
     return fnp_profile_func(p, &key);
 }
 
+/*
+ * A region's key: its file as the compiler spelled __FILE__, made the path the debug info
+ * gives its functions when exactly one file recorded so far ends with it (region sites
+ * sort after every module's, so the functions are named by then).
+ */
+static int64_t region_func(struct fnp_profile *p, const struct fnp_raw_region *g)
+{
+    const char *file = g->file, *match = NULL;
+    size_t len = strlen(file);
+    for (size_t f = 0; file[0] != '/' && f < p->nfuncs; f++) {
+        const char *other = p->funcs[f].key.file;
+        size_t olen = strlen(other);
+        if (olen > len && other[olen - len - 1] == '/' && strcmp(other + olen - len, file) == 0) {
+            if (match && strcmp(match, other) != 0) {
+                match = NULL;
+                break;
+            }
+            match = other;
+        }
+    }
+    char *copy = match ? strdup(match) : NULL; /* funcs may move while adding */
+    struct fnp_key key = {.file = copy ? copy : file, .line = g->line, .name = g->name};
+    int64_t f = fnp_profile_func(p, &key);
+    free(copy);
+    return f;
+}
+
 /* funcs[i]: the function of sites[i] (sorted, unique). */
 static int name_sites(struct fnp_profile *p, const struct fnp_raw *r, const struct site *sites,
                       size_t n, uint32_t *funcs, const struct fnp_symbolizer_api *api)
@@ -119,7 +146,10 @@ static int name_sites(struct fnp_profile *p, const struct fnp_raw *r, const stru
             api->resolve(sym, m->path, elf, j - i, out);
         for (size_t k = i; k < j && !rc; k++) {
             int64_t f;
-            if (sym && m) {
+            uint64_t region = sites[k].addr & ~FNP_REGION_TAG;
+            if (!m && (sites[k].addr & FNP_REGION_TAG) && region >= 1 && region <= r->nregions) {
+                f = region_func(p, &r->regions[region - 1]);
+            } else if (sym && m) {
                 struct fnp_key key = {out[k - i].file, out[k - i].line, out[k - i].name};
                 f = fnp_profile_func(p, &key);
             } else {
@@ -289,6 +319,8 @@ int fnp_profile_build(struct fnp_profile *p, const struct fnp_raw *r,
     for (size_t i = 0; i < r->n && !rc; i++) {
         const struct site *s = bsearch(&sites[i], sorted, nsites, sizeof(*sorted), by_site);
         tree[1 + i].func = funcs[s - sorted];
+        if (r->func_of)
+            r->func_of[i] = funcs[s - sorted];
     }
     free(sorted);
     if (rc)

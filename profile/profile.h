@@ -158,7 +158,9 @@ int fnp_tree_set(struct fnp_profile *p, const struct fnp_tree_node *nodes, size_
 /* Adds b's tree to a's, path by path (a path is the sequence of function keys from a
  * root, and the root's thread index): the tree of the profile pstats.Stats.add makes.
  * b's ticks are rescaled to a's tick_seconds when they differ (two runs' clocks), to the
- * nearest tick. map[i] is a's index of b's function i. Returns 0 or -ENOMEM. */
+ * nearest tick. map[i] is a's index of b's function i. b's metadata pairs whose keys a
+ * lacks are added after a's (a's values win), up to FNP_TREE_MAX_META pairs, tree or
+ * not. Returns 0 or -ENOMEM. */
 int fnp_tree_merge(struct fnp_profile *a, const struct fnp_profile *b, const uint32_t *map);
 
 /* ticks * scale to the nearest integer, saturating. */
@@ -192,17 +194,25 @@ int fnp_tree_from_edges(struct fnp_profile *p, double min_share, size_t max_node
  * (pstats.Stats, snakeviz, gprof2dot, pyprof2calltree) reads one marshal object and stops,
  * so the file stays what cProfile writes. docs/tree-format.md describes the layout:
  *   "FNPTREE\n", u32 version, u32 kind, u32 nfuncs, u32 dict_crc, u64 body_len,
- *   u32 body_crc, f64 tick_seconds, then body_len bytes of LEB128 numbers: threads
- *   (names), nodes.
+ *   u32 body_crc, f64 tick_seconds, then body_len bytes of LEB128 numbers: metadata
+ *   (version 2: key/value pairs), threads (names), nodes.
  * Functions are named by their position in the dict, so the tree adds O(nodes) bytes.
+ * A profile with metadata but no tree writes a trailer of kind FNP_TREE_NONE: the
+ * metadata, no thread, no node.
  */
 #define FNP_TREE_MAGIC "FNPTREE\n"
-#define FNP_TREE_VERSION 1
+#define FNP_TREE_VERSION 2 /* written; readers also take version 1, without metadata */
 #define FNP_TREE_HEADER 44
 /* Bounds a reader enforces beyond the input's own length. */
 #define FNP_TREE_MAX_THREADS (1u << 20)
 #define FNP_TREE_MAX_NAME 4096
 #define FNP_TREE_MAX_NODES (1u << 26)
+/* Metadata: pairs, bytes of a key (at least 1), bytes of a value. The writer leaves out
+ * pairs beyond these and cuts longer values (at a character's start), so that it never
+ * writes what a reader refuses. */
+#define FNP_TREE_MAX_META 4096
+#define FNP_TREE_MAX_META_KEY 256
+#define FNP_TREE_MAX_META_VALUE 4096
 
 /* CRC-32 (the zlib/PNG polynomial) of data, continuing crc (0 to start). */
 uint32_t fnp_crc32(uint32_t crc, const void *data, size_t n);
@@ -217,9 +227,10 @@ int fnp_profile_write_fn(struct fnp_sink *s, void *profile);
 
 /*
  * Reads the trailer in data[0, len), which follows dict[0, dict_len) in the file, into
- * p's tree; p->funcs[0, nkeys) are the dict's keys in the dict's order. Returns 0, or
- * -EINVAL with "offset N: calling-context tree: ..." in why (N counted from the file's
- * start), or -ENOMEM. On failure p's tree is FNP_TREE_NONE.
+ * p's tree and p's metadata (replacing what p had); p->funcs[0, nkeys) are the dict's keys
+ * in the dict's order. Returns 0, or -EINVAL with "offset N: calling-context tree: ..." in
+ * why (N counted from the file's start), or -ENOMEM. On failure p's tree is FNP_TREE_NONE
+ * and its metadata is unchanged.
  */
 int fnp_tree_read(struct fnp_profile *p, size_t nkeys, const unsigned char *dict, size_t dict_len,
                   const unsigned char *data, size_t len, char *why, size_t whylen);
@@ -254,6 +265,8 @@ struct fnp_raw_node {
  * one), so an address reused by a later library still names the function it meant. */
 #define FNP_ADDR_BITS 48
 #define FNP_ADDR_MASK ((UINT64_C(1) << FNP_ADDR_BITS) - 1)
+/* Keys with this bit are no code address (user space ends below it): named regions. */
+#define FNP_REGION_TAG (UINT64_C(1) << 47)
 
 /* A loaded object, live or unloaded: it holds the addresses [lo, hi) recorded under
  * generations below gen_end (UINT32_MAX for one still loaded). */
@@ -264,10 +277,20 @@ struct fnp_raw_module {
     uint32_t gen_end;
 };
 
+/* A named region (include/fnprof.h): its key is FNP_REGION_TAG | (index + 1). */
+struct fnp_raw_region {
+    const char *file;
+    uint32_t line;
+    const char *name;
+};
+
 struct fnp_raw {
     const struct fnp_raw_node *nodes;
     size_t n;
-    size_t threads; /* threads with at least one call */
+    const struct fnp_raw_region *regions;
+    size_t nregions;
+    uint32_t *func_of; /* NULL, or filled by fnp_profile_build: the function of each node */
+    size_t threads;    /* threads with at least one call */
     const struct fnp_raw_module *mods;
     size_t nmods;
     double tick_seconds;
@@ -387,7 +410,8 @@ int fnp_pstats_write(const struct fnp_profile *p, struct fnp_sink *s);
 /* ---- trace_write.c: the timeline as a Chrome trace (PROF_TRACE) -------------------- */
 
 /* One call: [start, end) in clock ticks since the trace's origin, on track (an index of
- * the trace's tracks), of func (an index of the profile's functions). */
+ * the trace's tracks), of func (an index of the profile's functions). An end before the
+ * start is written as a call of no length. */
 struct fnp_trace_event {
     uint64_t start, end;
     uint32_t func;
@@ -402,9 +426,14 @@ struct fnp_trace_track {
 
 struct fnp_trace {
     const struct fnp_profile *prof; /* function names, metadata (prof->meta) */
-    struct fnp_trace_event *events; /* any order: the writer sorts them in place */
+    /* The tracks' calls may interleave, but each track's come in the order they ended
+     * (calls still open at the end: innermost first): of two calls with the same start
+     * and end, the later is then taken for the caller. Not modified: the writer sorts
+     * indices (4 bytes per event). */
+    struct fnp_trace_event *events;
     size_t nevents;
-    const struct fnp_trace_track *tracks;
+    const struct fnp_trace_track *tracks; /* shown in this order, but the main thread's
+                                             (tid == pid) first */
     size_t ntracks;
     const uint8_t *is_region; /* is_region[func]: a named region (NULL: none is) */
     int pid;
@@ -414,7 +443,9 @@ struct fnp_trace {
     uint64_t limit;   /* PROF_TRACE_EVENTS */
 };
 
-/* Writes t as Chrome trace event JSON (docs/trace.md). Returns s->err. */
+/* Writes t as Chrome trace event JSON (docs/trace.md): per track, calls by start, a
+ * caller before its callees. Returns s->err: -EINVAL (and nothing written) for an event
+ * naming no function or track of t, or a tick_seconds not positive; -ENOMEM. */
 int fnp_trace_write(struct fnp_sink *s, const struct fnp_trace *t);
 /* fnp_trace_write as an fnp_write_fn for fnp_write_file_atomic; trace the struct fnp_trace. */
 int fnp_trace_write_fn(struct fnp_sink *s, void *trace);

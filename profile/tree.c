@@ -187,8 +187,27 @@ int fnp_tree_set(struct fnp_profile *p, const struct fnp_tree_node *nodes, size_
     return 0;
 }
 
+/* b's pairs whose keys a lacks, after a's: the first profile's program, pid and start
+ * describe the sum (fnprof merge then says how many runs it holds). Bounded as the file
+ * format is, so that many inputs cannot grow the table past what is written. */
+static int merge_meta(struct fnp_profile *a, const struct fnp_profile *b)
+{
+    for (size_t i = 0; i < b->nmeta && a->nmeta < FNP_TREE_MAX_META; i++) {
+        if (fnp_profile_meta(a, b->meta[i].key))
+            continue;
+        int rc = fnp_profile_set_meta(a, b->meta[i].key, b->meta[i].value);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 int fnp_tree_merge(struct fnp_profile *a, const struct fnp_profile *b, const uint32_t *map)
 {
+    /* Metadata first: it survives a tree that the merge drops. */
+    int err = merge_meta(a, b);
+    if (err)
+        return err;
     if (a->tree_kind == FNP_TREE_NONE)
         return 0;
     if (b->tree_kind != a->tree_kind) {

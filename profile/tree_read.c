@@ -3,6 +3,7 @@
  * number is bounded by what is left of the input before anything is allocated for it, a
  * node may only name a parent before it, a function of the dict and a thread of the
  * table; the checksums catch a trailer damaged, cut short or glued to another dict.
+ * Versions 1 and 2 are read: 2 adds the run's metadata at the start of the body.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -93,6 +94,27 @@ static int get_count(struct reader *r, size_t min_bytes, uint64_t limit, const c
     return 0;
 }
 
+/* A length, then that many bytes of text, copied into *out (NUL-terminated): what of at
+ * least min_len and at most max_len bytes, without NUL, which C strings cannot hold. */
+static int read_text(struct reader *r, size_t min_len, size_t max_len, const char *what, char **out)
+{
+    size_t len = 0;
+    int rc = get_count(r, 1, max_len, what, &len);
+    if (rc)
+        return rc;
+    if (len < min_len)
+        return bad(r, "%zu %s (at least %zu)", len, what, min_len);
+    if (memchr(r->p + r->pos, 0, len))
+        return bad(r, "%s include a NUL byte", what);
+    *out = malloc(len + 1);
+    if (!*out)
+        return -ENOMEM;
+    memcpy(*out, r->p + r->pos, len);
+    (*out)[len] = 0;
+    r->pos += len;
+    return 0;
+}
+
 static int read_threads(struct reader *r, char ***names, size_t *n)
 {
     int rc = get_count(r, 1, FNP_TREE_MAX_THREADS, "threads", n);
@@ -101,21 +123,59 @@ static int read_threads(struct reader *r, char ***names, size_t *n)
     *names = calloc(*n ? *n : 1, sizeof(**names));
     if (!*names)
         return -ENOMEM;
-    for (size_t i = 0; i < *n; i++) {
-        size_t len = 0;
-        rc = get_count(r, 1, FNP_TREE_MAX_NAME, "bytes of a thread name", &len);
-        if (rc)
-            return rc;
-        if (memchr(r->p + r->pos, 0, len))
-            return bad(r, "a thread name holds a NUL byte");
-        (*names)[i] = malloc(len + 1);
-        if (!(*names)[i])
-            return -ENOMEM;
-        memcpy((*names)[i], r->p + r->pos, len);
-        (*names)[i][len] = 0;
-        r->pos += len;
+    for (size_t i = 0; i < *n && !rc; i++)
+        rc = read_text(r, 0, FNP_TREE_MAX_NAME, "bytes of a thread name", &(*names)[i]);
+    return rc;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    return strcmp((*(const struct fnp_meta *const *)a)->key,
+                  (*(const struct fnp_meta *const *)b)->key);
+}
+
+/* Version 2's metadata: pairs of a key and a value. A key twice is refused: the writer
+ * takes pairs from a table of distinct keys (fnp_profile_set_meta), and a reader should
+ * not have to pick one of two values. */
+static int read_meta(struct reader *r, struct fnp_meta **meta, size_t *n)
+{
+    /* A pair takes at least 3 bytes: two lengths and a byte of key. */
+    int rc = get_count(r, 3, FNP_TREE_MAX_META, "metadata pairs", n);
+    if (rc)
+        return rc;
+    *meta = calloc(*n ? *n : 1, sizeof(**meta));
+    if (!*meta)
+        return -ENOMEM;
+    for (size_t i = 0; i < *n && !rc; i++) {
+        rc = read_text(r, 1, FNP_TREE_MAX_META_KEY, "bytes of a metadata key", &(*meta)[i].key);
+        if (!rc)
+            rc = read_text(r, 0, FNP_TREE_MAX_META_VALUE, "bytes of a metadata value",
+                           &(*meta)[i].value);
     }
-    return 0;
+    if (rc || *n < 2)
+        return rc;
+    /* Sorted, a key twice is two neighbours: n log n, where comparing every pair of up to
+     * 4096 keys could take seconds on a hostile file. */
+    const struct fnp_meta **sorted = malloc(*n * sizeof(*sorted));
+    if (!sorted)
+        return -ENOMEM;
+    for (size_t i = 0; i < *n; i++)
+        sorted[i] = &(*meta)[i];
+    qsort(sorted, *n, sizeof(*sorted), by_key);
+    for (size_t i = 1; i < *n && !rc; i++)
+        if (!strcmp(sorted[i - 1]->key, sorted[i]->key))
+            rc = bad(r, "the metadata key '%.64s' twice", sorted[i]->key);
+    free(sorted);
+    return rc;
+}
+
+static void free_meta(struct fnp_meta *meta, size_t n)
+{
+    for (size_t i = 0; meta && i < n; i++) {
+        free(meta[i].key);
+        free(meta[i].value);
+    }
+    free(meta);
 }
 
 /* Node i's fields, checked against what came before. */
@@ -169,11 +229,12 @@ int fnp_tree_read(struct fnp_profile *p, size_t nkeys, const unsigned char *dict
     uint64_t nfuncs = get_le(data + 16, 4), dict_crc = get_le(data + 20, 4);
     uint64_t body_len = get_le(data + 24, 8), body_crc = get_le(data + 32, 4);
     r.pos = 8;
-    if (version != FNP_TREE_VERSION)
-        return bad(&r, "version %llu (this fnprof reads version %d)", (unsigned long long)version,
-                   FNP_TREE_VERSION);
+    if (version < 1 || version > FNP_TREE_VERSION)
+        return bad(&r, "version %llu (this fnprof reads versions 1 to %d)",
+                   (unsigned long long)version, FNP_TREE_VERSION);
     r.pos = 12;
-    if (kind != FNP_TREE_TIME && kind != FNP_TREE_CALLS)
+    /* Kind 0, a trailer for metadata alone, came with version 2. */
+    if (kind != FNP_TREE_TIME && kind != FNP_TREE_CALLS && (kind != FNP_TREE_NONE || version < 2))
         return bad(&r, "unknown unit %llu", (unsigned long long)kind);
     r.pos = 16;
     if (nfuncs != nkeys)
@@ -198,13 +259,18 @@ int fnp_tree_read(struct fnp_profile *p, size_t nkeys, const unsigned char *dict
         return bad(&r, "a tick of %g seconds", tick_seconds);
     r.pos = FNP_TREE_HEADER;
 
+    struct fnp_meta *meta = NULL;
     char **names = NULL;
-    size_t nthreads = 0, n = 0;
+    size_t nmeta = 0, nthreads = 0, n = 0;
     struct fnp_tree_node *nodes = NULL;
-    int rc = read_threads(&r, &names, &nthreads);
+    int rc = version >= 2 ? read_meta(&r, &meta, &nmeta) : 0;
+    if (!rc)
+        rc = read_threads(&r, &names, &nthreads);
     /* A node takes at least 6 bytes: func, parent, ncalls, ticks, back, flags. */
     if (!rc)
         rc = get_count(&r, 6, FNP_TREE_MAX_NODES, "nodes", &n);
+    if (!rc && kind == FNP_TREE_NONE && (nthreads || n))
+        rc = bad(&r, "no tree announced, but %zu threads and %zu nodes", nthreads, n);
     if (!rc) {
         nodes = malloc((n ? n : 1) * sizeof(*nodes));
         rc = nodes ? 0 : -ENOMEM;
@@ -213,15 +279,23 @@ int fnp_tree_read(struct fnp_profile *p, size_t nkeys, const unsigned char *dict
         rc = read_node(&r, i, nkeys, nthreads, &nodes[i]);
     if (!rc && r.pos != r.len)
         rc = bad(&r, "%zu bytes after the last node", r.len - r.pos);
-    if (!rc) {
+    if (!rc && kind != FNP_TREE_NONE) {
         /* Checked node by node above, so only memory can fail here. */
         rc = fnp_tree_set(p, nodes, n, (uint32_t)kind, tick_seconds, (const char *const *)names,
                           nthreads);
         if (rc == -EINVAL)
             bad(&r, "malformed");
     }
+    if (!rc) {
+        /* Last, when nothing can fail: on failure p's metadata stays as it was. */
+        free_meta(p->meta, p->nmeta);
+        p->meta = meta;
+        p->nmeta = nmeta;
+        meta = NULL;
+    }
     if (rc == -ENOMEM && why)
         snprintf(why, whylen, "out of memory");
+    free_meta(meta, nmeta);
     for (size_t i = 0; names && i < nthreads; i++)
         free(names[i]);
     free(names);

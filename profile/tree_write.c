@@ -1,7 +1,8 @@
 /*
  * The tree's trailer (docs/tree-format.md), written after the pstats dict: a fixed header
  * that checksums the dict it belongs to and the body, then the body in LEB128 numbers, the
- * varint of DWARF and protobuf: most counts fit in one or two bytes.
+ * varint of DWARF and protobuf: most counts fit in one or two bytes. The body starts with
+ * the run's metadata, so a profile whose tree was lost (merged with CPython's) keeps it.
  */
 #include <errno.h>
 #include <string.h>
@@ -43,8 +44,60 @@ static void put_sleb(struct fnp_sink *s, int64_t v)
     fnp_sink_write(s, b, n);
 }
 
+/* A pair the format can hold: a key of 1 to FNP_TREE_MAX_META_KEY bytes. */
+static int meta_fits(const struct fnp_meta *m)
+{
+    size_t len = strlen(m->key);
+    return len >= 1 && len <= FNP_TREE_MAX_META_KEY;
+}
+
+/* The pairs written: those that fit, the first FNP_TREE_MAX_META of them. */
+static size_t meta_count(const struct fnp_profile *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->nmeta && n < FNP_TREE_MAX_META; i++)
+        n += meta_fits(&p->meta[i]);
+    return n;
+}
+
+/* A string of len bytes cut to at most max, at the start of a character (not inside a
+ * UTF-8 sequence), so that valid UTF-8 stays valid. */
+static size_t cut_at_char(const char *str, size_t len, size_t max)
+{
+    if (len <= max)
+        return len;
+    while (max > 0 && ((unsigned char)str[max] & 0xc0) == 0x80)
+        max--;
+    return max;
+}
+
+static void write_meta(const struct fnp_profile *p, struct fnp_sink *b)
+{
+    size_t n = meta_count(p);
+    put_uleb(b, n);
+    for (size_t i = 0; n > 0; i++) {
+        const struct fnp_meta *m = &p->meta[i];
+        if (!meta_fits(m))
+            continue;
+        size_t klen = strlen(m->key);
+        size_t vlen = cut_at_char(m->value, strlen(m->value), FNP_TREE_MAX_META_VALUE);
+        put_uleb(b, klen);
+        fnp_sink_write(b, m->key, klen);
+        put_uleb(b, vlen);
+        fnp_sink_write(b, m->value, vlen);
+        n--;
+    }
+}
+
 static void write_body(const struct fnp_profile *p, struct fnp_sink *b)
 {
+    write_meta(p, b);
+    if (p->tree_kind == FNP_TREE_NONE) {
+        /* Metadata alone: no thread, no node. */
+        put_uleb(b, 0);
+        put_uleb(b, 0);
+        return;
+    }
     put_uleb(b, p->nthreads);
     for (size_t i = 0; i < p->nthreads; i++) {
         size_t len = strlen(p->threads[i]);
@@ -75,7 +128,8 @@ int fnp_profile_write(const struct fnp_profile *p, struct fnp_sink *s)
 {
     s->checksum = 1;
     s->crc = 0;
-    if (fnp_pstats_write(p, s) || p->tree_kind == FNP_TREE_NONE)
+    /* Without a tree or metadata the file is the dict alone, as cProfile writes it. */
+    if (fnp_pstats_write(p, s) || (p->tree_kind == FNP_TREE_NONE && !meta_count(p)))
         return s->err;
     uint32_t dict_crc = s->crc;
     struct fnp_sink body;
@@ -94,8 +148,10 @@ int fnp_profile_write(const struct fnp_profile *p, struct fnp_sink *s)
     put_le(h + 20, dict_crc, 4);
     put_le(h + 24, body.len, 8);
     put_le(h + 32, fnp_crc32(0, body.buf, body.len), 4);
+    /* A trailer without a tree has no ticks; 1 keeps the header's rule (> 0) for all. */
+    double tick = p->tree_kind == FNP_TREE_NONE ? 1.0 : p->tick_seconds;
     uint64_t bits;
-    memcpy(&bits, &p->tick_seconds, sizeof(bits));
+    memcpy(&bits, &tick, sizeof(bits));
     put_le(h + 36, bits, 8);
     fnp_sink_write(s, h, sizeof(h));
     fnp_sink_write(s, body.buf, body.len);

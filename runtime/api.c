@@ -13,11 +13,31 @@ FNPROF_API const char *fnprof_version(void)
 FNPROF_API int fnprof_dump(const char *path)
 {
     if (path)
-        return fnp_dump(path, 1);
+        return fnp_control_dump(path, 1);
     char *out = fnp_env_output_path();
     if (!out)
         return fnp_config.output ? -ENOMEM : -EINVAL;
-    int rc = fnp_dump(out, 1);
+    int rc = fnp_control_dump(out, 1);
     free(out);
     return rc;
+}
+
+FNPROF_API void fnprof_pause(void)
+{
+    fnp_control_pause(1);
+}
+
+FNPROF_API void fnprof_resume(void)
+{
+    fnp_control_pause(0);
+}
+
+FNPROF_API void fnprof_step(void)
+{
+    fnp_control_step();
+}
+
+FNPROF_API void fnprof_reset(void)
+{
+    fnp_control_reset();
 }

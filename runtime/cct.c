@@ -191,6 +191,22 @@ static struct fnp_node *capped_child(struct fnp_thread *t, struct fnp_node *pare
     return l;
 }
 
+/* The ghost of kind fn under parent: keyed like a child, so that it is found as one, but
+ * never linked into the tree (see FNP_GHOST_CALL). */
+static struct fnp_node *ghost_child(struct fnp_thread *t, struct fnp_node *parent, uintptr_t fn)
+{
+    struct fnp_node *g = table_find(&t->contexts, parent, fn);
+    if (g)
+        return g;
+    if (!(g = fnp_arena_alloc(&t->arena, sizeof(*g))))
+        return NULL;
+    g->fn = fn;
+    g->parent = parent;
+    g->hot = &fnp_no_child;
+    g->target = parent;
+    return table_add(&t->contexts, g) ? NULL : g;
+}
+
 FNP_NOINSTR struct fnp_node *fnp_cct_child(struct fnp_thread *t, struct fnp_node *from,
                                            uintptr_t fn)
 {
@@ -207,6 +223,11 @@ FNP_NOINSTR struct fnp_node *fnp_cct_child(struct fnp_thread *t, struct fnp_node
     /* Calls made inside a linked call are children of the link's target. */
     struct fnp_node *parent = from->target ? from->target : from;
     struct fnp_node *n, *target;
+    if (fnp_key_is_ghost(fn)) {
+        if (!(n = ghost_child(t, parent, fn)))
+            goto fail;
+        goto found;
+    }
     if (parent->target == parent) {
         /* Below a merged call the path is not the node's: every call is looked up by its
          * class, and nothing is cached on a node that many paths share. */
@@ -290,6 +311,26 @@ FNP_NOINSTR int fnp_cct_grow_stack(struct fnp_thread *t)
     return 0;
 }
 
+/* The call of frame f ends at now: its time goes to its node (a ghost's is never read),
+ * and to the trace when one is kept. */
+static void close_frame(struct fnp_thread *t, const struct fnp_frame *f, uint64_t now)
+{
+    struct fnp_node *n = f->node;
+    __atomic_store_n(&n->ticks, n->ticks + (now - f->t0), __ATOMIC_RELAXED);
+    if (FNP_UNLIKELY(fnp_tracing) && !fnp_key_is_ghost(n->fn))
+        fnp_trace_add(t, n, f->t0, now);
+}
+
+FNP_NOINSTR void fnp_cct_cut(struct fnp_thread *t, uint32_t depth, uint64_t now)
+{
+    uint32_t d = t->depth;
+    while (d > depth) {
+        close_frame(t, &t->frames[d - 1], now);
+        d--;
+    }
+    __atomic_store_n(&t->depth, d, __ATOMIC_RELEASE);
+}
+
 FNP_NOINSTR void fnp_cct_exit_mismatch(struct fnp_thread *t, uintptr_t fn, uint64_t now)
 {
     if (t->skipped) {
@@ -297,7 +338,16 @@ FNP_NOINSTR void fnp_cct_exit_mismatch(struct fnp_thread *t, uintptr_t fn, uint6
         return;
     }
     uint32_t d = t->depth;
+    /* A call entered while paused returns (regions left open inside it close with it). */
     uint32_t k = d;
+    while (k > 0 && (fnp_key_is_region(t->frames[k - 1].node->fn) ||
+                     (t->frames[k - 1].node->fn & FNP_ADDR_MASK) == FNP_GHOST_REGION))
+        k--;
+    if (k > 0 && (t->frames[k - 1].node->fn & FNP_ADDR_MASK) == FNP_GHOST_CALL) {
+        fnp_cct_cut(t, k - 1, now);
+        return;
+    }
+    k = d;
     while (k > 0 && (t->frames[k - 1].node->fn & FNP_ADDR_MASK) != fn)
         k--;
     if (k == 0) {
@@ -306,22 +356,39 @@ FNP_NOINSTR void fnp_cct_exit_mismatch(struct fnp_thread *t, uintptr_t fn, uint6
     }
     /* Frames above fn's lost their exits (longjmp, an exception unwinding without exit
      * hooks): they end now, with fn. */
-    for (uint32_t i = d; i >= k; i--) {
-        struct fnp_node *n = t->frames[i - 1].node;
-        __atomic_store_n(&n->ticks, n->ticks + (now - t->frames[i - 1].t0), __ATOMIC_RELAXED);
-    }
-    __atomic_store_n(&t->depth, k - 1, __ATOMIC_RELEASE);
+    fnp_cct_cut(t, k - 1, now);
 }
 
-FNP_NOINSTR void fnp_cct_cut(struct fnp_thread *t, uint32_t depth, uint64_t now)
+FNP_NOINSTR void fnp_cct_exit_cold(struct fnp_thread *t, uintptr_t fn, uint64_t now)
 {
     uint32_t d = t->depth;
-    while (d > depth) {
-        struct fnp_node *n = t->frames[d - 1].node;
-        __atomic_store_n(&n->ticks, n->ticks + (now - t->frames[d - 1].t0), __ATOMIC_RELAXED);
-        d--;
+    const struct fnp_frame *f = &t->frames[(ptrdiff_t)d - 1];
+    if (d == 0 || (f->node->fn & FNP_ADDR_MASK) != fn) {
+        fnp_cct_exit_mismatch(t, fn, now);
+        return;
     }
-    __atomic_store_n(&t->depth, d, __ATOMIC_RELEASE);
+    close_frame(t, f, now);
+    __atomic_store_n(&t->depth, d - 1, __ATOMIC_RELEASE);
+}
+
+FNP_NOINSTR void fnp_cct_enter_ghost(struct fnp_thread *t, uintptr_t ghost, uintptr_t sp)
+{
+    uint32_t d = t->depth;
+    if (FNP_UNLIKELY(d >= t->cap) && fnp_cct_grow_stack(t)) {
+        t->skipped++;
+        return;
+    }
+    struct fnp_node *below = t->frames[(ptrdiff_t)d - 1].node, *g;
+    if (below->fn == ghost) {
+        g = below; /* paused calls inside a paused call: one ghost serves */
+    } else {
+        /* Under another ghost, the ghost of the recorded node below both. */
+        struct fnp_node *parent = fnp_key_is_ghost(below->fn) ? below->target : below;
+        g = parent->hot;
+        if (g->fn != ghost && !(g = fnp_cct_child(t, parent, ghost)))
+            return; /* counted as skipped: its exit is recognised */
+    }
+    fnp_cct_push_as(t, d, g, 0, sp, 0);
 }
 
 FNP_NOINSTR void fnp_cct_unwind(struct fnp_thread *t, uintptr_t sp, uint64_t now)

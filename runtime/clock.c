@@ -79,3 +79,8 @@ const char *fnp_clock_name(void)
     static const char *const names[] = {"tsc", "monotonic", "none"};
     return names[fnp_clock_kind];
 }
+
+uint64_t fnp_clock_origin(void)
+{
+    return start_ticks;
+}

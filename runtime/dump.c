@@ -48,45 +48,66 @@ static struct fnp_raw_module *all_modules(const struct fnp_modmap *map, size_t *
     return mods;
 }
 
-int fnp_dump(const char *path, int quiet)
+int fnp_dump_build(struct fnp_profile *prof, struct fnp_raw *raw)
 {
-    uint64_t now = fnp_clock_now();
-    double tick_seconds = fnp_clock_tick_seconds();
-    struct fnp_snapshot snap;
-    struct fnp_profile prof;
-    fnp_profile_init(&prof);
     struct fnp_modmap map = {0};
-    struct fnp_raw raw = {0};
-
-    int rc = fnp_snapshot_take(&snap, now);
-    if (rc)
-        goto out;
-    if (snap.n == 0) {
-        fnp_log("no instrumented call was recorded (is the program built with "
-                "-finstrument-functions?); %s not written",
-                path);
-        rc = -ENODATA;
-        goto out;
-    }
-    rc = fnp_modmap_load(&map);
-    struct fnp_raw_module *mods = rc ? NULL : all_modules(&map, &raw.nmods);
+    int rc = fnp_modmap_load(&map);
+    struct fnp_raw_module *mods = rc ? NULL : all_modules(&map, &raw->nmods);
     if (!rc && !mods)
         rc = -ENOMEM;
     if (!rc) {
         struct fnp_symbolizer_api api;
         int named = fnp_symload_get(&api) == 0;
         api.warn = warn_line;
-        raw.nodes = snap.nodes;
-        raw.n = snap.n;
-        raw.threads = snap.threads;
-        raw.mods = mods;
-        raw.tick_seconds = tick_seconds;
-        raw.count_only = fnp_clock_kind == FNP_CLOCK_NONE;
-        raw.merged = snap.merged;
-        raw.max_nodes = fnp_max_nodes();
-        rc = fnp_profile_build(&prof, &raw, named ? &api : NULL);
+        raw->mods = mods;
+        raw->regions = fnp_regions(&raw->nregions);
+        rc = fnp_profile_build(prof, raw, named ? &api : NULL);
+        raw->mods = NULL;
     }
     free(mods);
+    fnp_modmap_free(&map);
+    return rc;
+}
+
+int fnp_dump(const char *path, struct fnp_dump_opts *o)
+{
+    int quiet = o->quiet;
+    uint64_t now = fnp_clock_now();
+    double tick_seconds = fnp_clock_tick_seconds();
+    struct fnp_snapshot snap;
+    struct fnp_profile prof;
+    fnp_profile_init(&prof);
+    struct fnp_raw raw = {0};
+
+    int rc = fnp_snapshot_take(&snap, now, o->since, o->next);
+    if (rc)
+        goto out;
+    o->next_taken = o->next != NULL;
+    if (snap.n == 0) {
+        if (o->since)
+            fnp_log("no call was recorded since the last reset; %s not written", path);
+        else
+            fnp_log("no instrumented call was recorded (is the program built with "
+                    "-finstrument-functions?); %s not written",
+                    path);
+        rc = -ENODATA;
+        goto out;
+    }
+    raw.nodes = snap.nodes;
+    raw.n = snap.n;
+    raw.threads = snap.threads;
+    raw.tick_seconds = tick_seconds;
+    raw.count_only = fnp_clock_kind == FNP_CLOCK_NONE;
+    raw.merged = snap.merged;
+    raw.max_nodes = fnp_max_nodes();
+    rc = fnp_dump_build(&prof, &raw);
+    if (!rc)
+        rc = fnp_meta_fill(&prof);
+    if (!rc && o->cycle) {
+        char num[24];
+        snprintf(num, sizeof(num), "%llu", (unsigned long long)o->cycle);
+        rc = fnp_profile_set_meta(&prof, "cycle", num);
+    }
     if (!rc)
         rc = fnp_write_file_atomic(path, fnp_profile_write_fn, &prof);
     if (rc) {
@@ -113,7 +134,6 @@ int fnp_dump(const char *path, int quiet)
 out:
     if (rc == -ENOMEM)
         fnp_log("%s: out of memory while writing the profile", path);
-    fnp_modmap_free(&map);
     fnp_profile_free(&prof);
     fnp_snapshot_free(&snap);
     return rc;
@@ -130,6 +150,7 @@ static void fnp_forked_child(void)
     fnp_thread_after_fork(fnp_clock_now());
     fnp_config.inherited_calls = fnp_thread_nodes();
     fnp_signals_paths();
+    fnp_dumpsig_after_fork();
 }
 
 __attribute__((constructor)) static void fnp_load(void)
@@ -145,21 +166,21 @@ __attribute__((constructor)) static void fnp_load(void)
     if (!fnp_config.output)
         return;
     fnp_clock_init(fnp_config.timer);
+    fnp_meta_init();
     fnp_symload_init();
     fnp_signals_init(fnp_symload_tool());
+    uint64_t modes = FNP_ON | fnp_clock_mode();
+    if (fnp_config.trace && fnp_trace_init() == 0)
+        modes |= FNP_ON_TRACE;
+    fnp_control_init(modes);
+    fnp_control_atfork();
     pthread_atfork(NULL, NULL, fnp_forked_child);
-    __atomic_store_n(&fnp_recording, FNP_ON | fnp_clock_mode(), __ATOMIC_RELEASE);
+    if (fnp_config.dump_signal && *fnp_config.dump_signal)
+        fnp_dumpsig_init();
+    __atomic_store_n(&fnp_recording, fnp_control_modes(), __ATOMIC_RELEASE);
 }
 
 __attribute__((destructor)) static void fnp_unload(void)
 {
-    if (!__atomic_exchange_n(&fnp_recording, 0, __ATOMIC_ACQ_REL))
-        return;
-    char *path = fnp_env_output_path();
-    if (!path) {
-        fnp_log("out of memory; profile not written");
-        return;
-    }
-    fnp_dump(path, fnp_config.quiet);
-    free(path);
+    fnp_control_exit();
 }

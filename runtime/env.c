@@ -12,6 +12,14 @@
  *   PROF_MAX_NODES  calling contexts kept (default 2^20; 64 bytes each, plus 16-32 of lookup
  *                table); beyond it new contexts are merged (runtime/cct.c), which the
  *                profile labels.
+ *   PROF_START   "paused": nothing is recorded until fnprof_resume() (runtime/control.c).
+ *   PROF_SCHEDULE  the step schedule, "skip_first=N,wait=N,warmup=N,active=N,repeat=N"
+ *                (docs/schedule.md); each active cycle is written when it ends, to
+ *                PROF_OUTPUT with "%n" as the cycle's number (else ".cycle<n>" appended).
+ *   PROF_DUMP_SIGNAL  a signal name (USR2, SIGUSR2, RTMIN+3) or number: on it the profile
+ *                so far is written to PROF_OUTPUT and the program goes on (dumpsig.c).
+ *   PROF_TRACE   also write a Chrome trace of every call to this path (docs/trace.md).
+ *   PROF_TRACE_EVENTS  calls the trace keeps at most (default 1000000, 24 bytes each).
  *   PROF_OWNER   set by fnprof itself, not by users: "<pid>:<absolute PROF_OUTPUT>" of the
  *                process that writes PROF_OUTPUT as named. It is inherited by every process
  *                started below that one (fork, exec, system, posix_spawn), and those write
@@ -31,6 +39,18 @@
 
 struct fnp_config fnp_config;
 
+/* path made absolute against the working directory now; NULL for out of memory. */
+static char *absolute(const char *path)
+{
+    if (path[0] == '/')
+        return strdup(path);
+    char *cwd = getcwd(NULL, 0), *out = NULL;
+    if (cwd && asprintf(&out, "%s/%s", cwd, path) < 0)
+        out = NULL;
+    free(cwd);
+    return out;
+}
+
 int fnp_env_load(void)
 {
     const char *out = secure_getenv("PROF_OUTPUT");
@@ -39,6 +59,19 @@ int fnp_env_load(void)
     fnp_config.timer = secure_getenv("PROF_TIMER");
     fnp_config.debug_dirs = secure_getenv("PROF_DEBUG_DIR");
     fnp_config.pid = (int)getpid();
+    fnp_config.start = secure_getenv("PROF_START");
+    fnp_config.schedule = secure_getenv("PROF_SCHEDULE");
+    fnp_config.dump_signal = secure_getenv("PROF_DUMP_SIGNAL");
+    const char *events = secure_getenv("PROF_TRACE_EVENTS");
+    if (events && *events) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(events, &end, 10);
+        if (errno || *end || v == 0 || events[0] == '-')
+            fnp_log("PROF_TRACE_EVENTS=%s: not a positive number; using the default", events);
+        else
+            fnp_config.trace_events = v;
+    }
     const char *max = secure_getenv("PROF_MAX_NODES");
     if (max && *max) {
         char *end;
@@ -56,15 +89,10 @@ int fnp_env_load(void)
         fnp_config.image = atoi(exec_colon + 1);
     if (!out || !*out)
         return 0;
-    if (out[0] == '/') {
-        fnp_config.output = strdup(out);
-    } else {
-        char *cwd = getcwd(NULL, 0);
-        if (cwd && asprintf(&fnp_config.output, "%s/%s", cwd, out) < 0)
-            fnp_config.output = NULL;
-        free(cwd);
-    }
-    if (!fnp_config.output)
+    if (!(fnp_config.output = absolute(out)))
+        return -errno;
+    const char *trace = secure_getenv("PROF_TRACE");
+    if (trace && *trace && !(fnp_config.trace = absolute(trace)))
         return -errno;
     fnp_config.has_pid = strstr(fnp_config.output, "%p") != NULL;
 
@@ -81,21 +109,42 @@ int fnp_env_load(void)
     return 0;
 }
 
+/* A suffix appended to *out (freed); 0 or -1 (out of memory: *out freed, NULL). */
+static int append(char **out, const char *fmt, unsigned long long v)
+{
+    char *suffixed;
+    int rc = asprintf(&suffixed, fmt, *out, v);
+    free(*out);
+    *out = rc < 0 ? NULL : suffixed;
+    return rc < 0 ? -1 : 0;
+}
+
 char *fnp_env_output_path(void)
 {
-    const char *in = fnp_config.output;
+    return fnp_env_path(fnp_config.output, 0);
+}
+
+char *fnp_env_path(const char *in, uint64_t cycle)
+{
     if (!in)
         return NULL;
-    char pid[24];
+    char pid[24], num[24];
     int pidlen = snprintf(pid, sizeof(pid), "%d", (int)getpid());
-    size_t len = strlen(in), n = 0;
-    char *out = malloc(len * (size_t)pidlen + 1);
+    int numlen = snprintf(num, sizeof(num), "%llu", (unsigned long long)cycle);
+    size_t len = strlen(in), n = 0, width = (size_t)(pidlen > numlen ? pidlen : numlen);
+    char *out = malloc(len * width + 1);
     if (!out)
         return NULL;
+    int has_cycle = 0;
     for (size_t i = 0; i < len; i++) {
         if (in[i] == '%' && in[i + 1] == 'p') {
             memcpy(out + n, pid, (size_t)pidlen);
             n += (size_t)pidlen;
+            i++;
+        } else if (in[i] == '%' && in[i + 1] == 'n') {
+            memcpy(out + n, num, (size_t)numlen);
+            n += (size_t)numlen;
+            has_cycle = 1;
             i++;
         } else if (in[i] == '%' && in[i + 1] == '%') {
             out[n++] = '%';
@@ -105,19 +154,12 @@ char *fnp_env_output_path(void)
         }
     }
     out[n] = 0;
-    if (fnp_config.child && !fnp_config.has_pid) {
-        char *suffixed;
-        int rc = asprintf(&suffixed, "%s.%s", out, pid);
-        free(out);
-        if (rc < 0)
-            return NULL;
-        out = suffixed;
-    }
-    if (fnp_config.image > 0) {
-        char *suffixed;
-        int rc = asprintf(&suffixed, "%s.exec%d", out, fnp_config.image);
-        free(out);
-        return rc < 0 ? NULL : suffixed;
-    }
+    if (cycle && !has_cycle && append(&out, "%s.cycle%llu", cycle))
+        return NULL;
+    if (fnp_config.child && !strstr(in, "%p") &&
+        append(&out, "%s.%llu", (unsigned long long)getpid()))
+        return NULL;
+    if (fnp_config.image > 0 && append(&out, "%s.exec%llu", (unsigned long long)fnp_config.image))
+        return NULL;
     return out;
 }

@@ -51,7 +51,7 @@ static FNP_NOINSTR char *const *before_exec(char *const envp[], char **mark)
         return envp;
     int saved = errno;
     char *path = fnp_env_output_path();
-    if (!path || fnp_dump(path, fnp_config.quiet) != 0) {
+    if (!path || fnp_control_dump(path, fnp_config.quiet) != 0) {
         free(path);
         errno = saved;
         return envp;

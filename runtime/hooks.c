@@ -28,7 +28,10 @@ static FNP_COLD void enter_slow(uintptr_t key, uintptr_t sp)
     struct fnp_thread *t = fnp_tls;
     if (!t && !(t = fnp_thread_attach()))
         return;
-    fnp_cct_enter(t, key, fnp_clock_now(), sp);
+    if (__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED) & FNP_ON_PAUSED)
+        fnp_cct_enter_ghost(t, FNP_GHOST_CALL, sp);
+    else
+        fnp_cct_enter(t, key, fnp_clock_now(), sp);
 }
 
 /* Another child than the one entered last from this caller (a caller that calls many
@@ -94,23 +97,47 @@ static __attribute__((noinline, no_instrument_function)) void enter_count(uintpt
  * inline. The general pair expects timed and reaches count-only by a tail call (when the
  * loader could not pick the counting pair); anything else, the clock that is a call, or a
  * mode the loader did not foresee, takes the slow path, which is right in every mode. */
+/* The pair's expected mode: timed (0), counting (1) or tracing (2: timed, and exits keep
+ * their calls). */
+#define FNP_EXPECT(rec, mode)                                                                      \
+    ((mode) == 1   ? ((rec)&FNP_ON_COUNT) != 0                                                     \
+     : (mode) == 2 ? ((rec)&FNP_ON_MODES) == FNP_ON_TRACE                                          \
+                   : !((rec)&FNP_ON_MODES))
+
 FNP_INLINE void enter_hook(void *fn, int counting)
 {
     uint64_t rec = __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED);
     if (FNP_UNLIKELY(!rec))
         return;
     uintptr_t key = fnp_key((uintptr_t)fn, rec), sp = FNP_CALLER_SP();
-    if (FNP_LIKELY(counting ? (rec & FNP_ON_COUNT) != 0 : !(rec & FNP_ON_MODES)))
-        enter_as(key, sp, !counting);
+    if (FNP_LIKELY(FNP_EXPECT(rec, counting)))
+        enter_as(key, sp, counting != 1);
     else if (rec & FNP_ON_COUNT)
         enter_count(key, sp);
     else
         enter_slow(key, sp);
 }
 
+/* Paused, tracing, or a clock that is a call. */
 static FNP_COLD void exit_slow(struct fnp_thread *t, uintptr_t fn)
 {
-    fnp_cct_exit(t, fn, fnp_clock_now());
+    fnp_cct_exit_cold(t, fn, fnp_clock_now());
+}
+
+/* The tracing pair's exit: the timed exit, and the call kept for the trace. */
+FNP_INLINE void exit_traced(struct fnp_thread *t, uintptr_t fn)
+{
+    uint32_t d = t->depth;
+    struct fnp_frame *f = &t->frames[(ptrdiff_t)d - 1];
+    struct fnp_node *n = f->node;
+    if (FNP_UNLIKELY((n->fn & FNP_ADDR_MASK) != fn)) {
+        exit_slow(t, fn);
+        return;
+    }
+    uint64_t now = fnp_clock_tsc();
+    __atomic_store_n(&n->ticks, n->ticks + (now - f->t0), __ATOMIC_RELAXED);
+    fnp_trace_add(t, n, f->t0, now);
+    __atomic_store_n(&t->depth, d - 1, __ATOMIC_RELEASE);
 }
 
 FNP_INLINE void exit_hook(void *fn, int counting)
@@ -121,7 +148,9 @@ FNP_INLINE void exit_hook(void *fn, int counting)
     struct fnp_thread *t = fnp_tls;
     if (FNP_UNLIKELY(!t))
         return;
-    if (FNP_LIKELY(counting ? (rec & FNP_ON_COUNT) != 0 : !(rec & FNP_ON_MODES)))
+    if (counting == 2 && FNP_LIKELY(FNP_EXPECT(rec, 2)))
+        exit_traced(t, (uintptr_t)fn);
+    else if (counting != 2 && FNP_LIKELY(FNP_EXPECT(rec, counting)))
         fnp_cct_exit_as(t, (uintptr_t)fn, counting ? 0 : fnp_clock_tsc(), !counting);
     else if (rec & FNP_ON_COUNT)
         fnp_cct_exit_as(t, (uintptr_t)fn, 0, 0);
@@ -164,25 +193,28 @@ static FNP_NOINSTR void hook_none(void *fn, void *call_site)
 typedef void fnp_hook_fn(void *, void *);
 
 FNP_HOOK_PAIR(hook_enter_count, hook_exit_count, 1)
+FNP_HOOK_PAIR(hook_enter_trace, hook_exit_trace, 2)
 
-static FNP_EARLY fnp_hook_fn *pick(fnp_hook_fn *timed, fnp_hook_fn *counting)
+static FNP_EARLY fnp_hook_fn *pick(fnp_hook_fn *timed, fnp_hook_fn *counting, fnp_hook_fn *tracing)
 {
     int seen = fnp_peek();
     if (seen < 0)
         return timed;
     if (!(seen & FNP_PEEK_OUTPUT))
         return hook_none;
-    return seen & FNP_PEEK_COUNT ? counting : timed;
+    if (seen & FNP_PEEK_COUNT)
+        return counting;
+    return seen & FNP_PEEK_TRACE ? tracing : timed;
 }
 
 static __attribute__((used)) FNP_EARLY fnp_hook_fn *resolve_enter(void)
 {
-    return pick(hook_enter, hook_enter_count);
+    return pick(hook_enter, hook_enter_count, hook_enter_trace);
 }
 
 static __attribute__((used)) FNP_EARLY fnp_hook_fn *resolve_exit(void)
 {
-    return pick(hook_exit, hook_exit_count);
+    return pick(hook_exit, hook_exit_count, hook_exit_trace);
 }
 
 FNP_HOOK void __cyg_profile_func_enter(void *fn, void *call_site)

@@ -27,7 +27,7 @@ static FNP_EARLY long raw3(long nr, long a, long b, long c)
  * its full length. */
 static FNP_EARLY void judge(const char *head, long len, int *seen)
 {
-    static const char out[] = "PROF_OUTPUT=", none[] = "PROF_TIMER=none";
+    static const char out[] = "PROF_OUTPUT=", none[] = "PROF_TIMER=none", trace[] = "PROF_TRACE=";
     long i = 0;
     while (i < (long)sizeof(out) - 1 && i < len && head[i] == out[i])
         i++;
@@ -38,6 +38,11 @@ static FNP_EARLY void judge(const char *head, long len, int *seen)
         i++;
     if (i == (long)sizeof(none) - 1 && len == i)
         *seen |= FNP_PEEK_COUNT;
+    i = 0;
+    while (i < (long)sizeof(trace) - 1 && i < len && head[i] == trace[i])
+        i++;
+    if (i == (long)sizeof(trace) - 1 && len > i)
+        *seen |= FNP_PEEK_TRACE;
 }
 
 FNP_EARLY int fnp_peek(void)

@@ -231,8 +231,8 @@ int fnp_raw_write(int fd, uint64_t now, double tick_seconds)
         for (uint32_t i = 0; i < depth; i++) {
             const struct fnp_node *node = __atomic_load_n(&frames[i].node, __ATOMIC_RELAXED);
             uint64_t t0 = __atomic_load_n(&frames[i].t0, __ATOMIC_RELAXED);
-            if (!node)
-                continue;
+            if (!node || fnp_key_is_ghost(node->fn))
+                continue; /* a call entered while paused: no node */
             put(&o, "O", 1);
             put_u64(&o, (uintptr_t)node);
             put_u64(&o, now > t0 ? now - t0 : 0);

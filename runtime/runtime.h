@@ -117,6 +117,12 @@ struct fnp_thread {
         uint32_t depth;
     } jmps[16];
     uint32_t jmp_next;
+    /* trace.c (PROF_TRACE): completed calls, in chunks; owner writes, the dump reads after
+     * recording stopped */
+    struct fnp_trace_rec *trace_cur, *trace_end;
+    struct fnp_trace_chunk *trace_chunks; /* newest first */
+    uint64_t trace_dropped;               /* calls not traced: the event limit was reached */
+    char name[16];                        /* the thread's name when it ended (trace.c) */
 };
 
 /* Home slot of (parent, fn) in a table whose shift is shift. Multiplicative (Fibonacci)
@@ -192,6 +198,27 @@ static inline FNP_NOINSTR const struct fnp_node *fnp_cct_after(const struct fnp_
 /* The hot child of a node that has none yet: its key matches no function. */
 extern struct fnp_node fnp_no_child;
 
+/*
+ * Keys that are not code addresses: user space ends below 2^47, so a key with bit 47 set
+ * is fnprof's own. Named regions (region.c) are FNP_REGION_TAG | their number. A ghost
+ * stands on the shadow stack for a call or region entered while recording was paused
+ * (control.c): it is no tree node and matches no exit, so its exit takes the cold path,
+ * which pops it; calls recorded inside it are children of the recorded node below it
+ * (its target), and nothing of it is ever dumped.
+ */
+#define FNP_GHOST_CALL (FNP_ADDR_MASK - 1)
+#define FNP_GHOST_REGION (FNP_ADDR_MASK - 2)
+
+static inline FNP_NOINSTR int fnp_key_is_ghost(uintptr_t fn)
+{
+    return (fn & FNP_ADDR_MASK) >= FNP_GHOST_REGION && (fn & FNP_ADDR_MASK) < FNP_ADDR_MASK;
+}
+
+static inline FNP_NOINSTR int fnp_key_is_region(uintptr_t fn)
+{
+    return (fn & FNP_REGION_TAG) && !fnp_key_is_ghost(fn);
+}
+
 /* Nodes and links made by every thread, against the cap (PROF_MAX_NODES). */
 extern uint64_t fnp_nodes_total;
 #define FNP_DEFAULT_MAX_NODES (1u << 20)
@@ -212,6 +239,12 @@ void fnp_cct_exit_mismatch(struct fnp_thread *t, uintptr_t fn, uint64_t now);
 void fnp_cct_unwind(struct fnp_thread *t, uintptr_t sp, uint64_t now);
 /* Closes at now the open frames from index depth up (a longjmp to a known setjmp). */
 void fnp_cct_cut(struct fnp_thread *t, uint32_t depth, uint64_t now);
+/* Cold path of an exit in any mode: pops a ghost, closes fn's frame (traced when tracing),
+ * or repairs the stack (fnp_cct_exit_mismatch). */
+void fnp_cct_exit_cold(struct fnp_thread *t, uintptr_t fn, uint64_t now);
+/* Pushes a ghost (FNP_GHOST_CALL or FNP_GHOST_REGION) for a call or region entered while
+ * paused; nothing is counted. */
+void fnp_cct_enter_ghost(struct fnp_thread *t, uintptr_t ghost, uintptr_t sp);
 
 /* Pushes the frame of a call of node n at depth d and counts the call; timed is a
  * constant (the hooks' count-only path passes 0 and leaves t0 alone: in count-only mode
@@ -334,6 +367,8 @@ void fnp_clock_init(const char *want);
 double fnp_clock_tick_seconds(void);
 /* Name of the clock in use, for the report. */
 const char *fnp_clock_name(void);
+/* The clock's reading when recording began: the trace's time 0. */
+uint64_t fnp_clock_origin(void);
 
 static inline FNP_NOINSTR uint64_t fnp_clock_monotonic_ns(void)
 {
@@ -380,6 +415,11 @@ struct fnp_config {
     uint64_t inherited_calls; /* in a forked child: the nodes repeating the parent's stack */
     uint64_t max_nodes;       /* PROF_MAX_NODES; 0: FNP_DEFAULT_MAX_NODES */
     const char *debug_dirs;   /* PROF_DEBUG_DIR: roots for separate debug files */
+    const char *start;        /* PROF_START: running (default) or paused */
+    const char *schedule;     /* PROF_SCHEDULE */
+    const char *dump_signal;  /* PROF_DUMP_SIGNAL */
+    char *trace;              /* PROF_TRACE made absolute at load */
+    uint64_t trace_events;    /* PROF_TRACE_EVENTS; 0: the default */
 };
 
 extern struct fnp_config fnp_config;
@@ -391,8 +431,12 @@ static inline uint64_t fnp_max_nodes(void)
 
 /* Reads the environment (secure_getenv: a setuid program ignores it). 0 or -errno. */
 int fnp_env_load(void);
-/* The output path for this process: %p expanded to the pid, ".PID" appended in a child
- * (see PROF_OWNER in env.c). Caller frees; NULL when unset or out of memory. */
+/* A file name for this process from pattern (PROF_OUTPUT's or PROF_TRACE's): %p expanded
+ * to the pid, %n to cycle, ".cycle<n>" appended for a cycle when there is no %n, ".PID" in
+ * a child (see PROF_OWNER in env.c), ".exec<n>" in a later image. Caller frees; NULL when
+ * pattern is NULL or out of memory. */
+char *fnp_env_path(const char *pattern, uint64_t cycle);
+/* fnp_env_path of PROF_OUTPUT, no cycle. */
 char *fnp_env_output_path(void);
 
 /* ---- log.c -------------------------------------------------------------------------- */
@@ -414,14 +458,30 @@ struct fnp_snapshot {
     uint64_t merged;    /* calls of new contexts beyond the node cap */
 };
 
+/*
+ * What was recorded up to a reset (fnprof_reset, a new cycle of the step schedule): every
+ * node's calls and ticks then, which later snapshots subtract. A call open at the reset
+ * counts as one call of the new period, beginning at the reset, as a forked child counts
+ * the calls it inherits open.
+ */
+struct fnp_baseline {
+    struct fnp_base_entry *e; /* by node address */
+    size_t n, cap;
+    uint64_t dropped, unmatched, merged;
+};
+
 /* Copies every thread's tree; calls still open are closed at now (as cProfile's
- * flush_unmatched does). Returns 0 or -ENOMEM; caller frees with fnp_snapshot_free. */
-int fnp_snapshot_take(struct fnp_snapshot *s, uint64_t now);
+ * flush_unmatched does). With since, only what was recorded after that baseline (contexts
+ * with no call since are left out); with next, the totals are also kept there, to be the
+ * next baseline. Returns 0 or -ENOMEM; caller frees with fnp_snapshot_free. */
+int fnp_snapshot_take(struct fnp_snapshot *s, uint64_t now, const struct fnp_baseline *since,
+                      struct fnp_baseline *next);
 /* Appends one thread's tree to s (zeroed first by the caller); what fnp_snapshot_take does
  * for each registered thread. Returns 0 or -ENOMEM. */
 int fnp_snapshot_add_thread(struct fnp_snapshot *s, struct fnp_thread *t, uint32_t thread,
                             uint64_t now);
 void fnp_snapshot_free(struct fnp_snapshot *s);
+void fnp_baseline_free(struct fnp_baseline *b);
 
 /* ---- symload.c ---------------------------------------------------------------------- */
 
@@ -478,6 +538,7 @@ void fnp_signals_paths(void);
  * cannot tell. Safe before relocation, TLS and sanitizers: raw system calls only. */
 #define FNP_PEEK_OUTPUT 1
 #define FNP_PEEK_COUNT 2
+#define FNP_PEEK_TRACE 4
 int fnp_peek(void);
 #else
 #define FNP_HAVE_IFUNC 0
@@ -492,19 +553,107 @@ int fnp_peek(void);
  * the mode, so the one load serves all three purposes.
  */
 extern uint64_t fnp_recording;
+#define FNP_GEN_ONE (UINT64_C(1) << FNP_ADDR_BITS)
 #define FNP_ON UINT64_C(1)
 #define FNP_ON_COUNT UINT64_C(2)      /* count-only (PROF_TIMER=none): no timestamp */
 #define FNP_ON_CLOCK_CALL UINT64_C(4) /* the clock is a call: every event takes a cold path */
-#define FNP_ON_MODES (FNP_ON_COUNT | FNP_ON_CLOCK_CALL) /* neither: rdtsc, inline */
-#define FNP_GEN_ONE (UINT64_C(1) << FNP_ADDR_BITS)
+#define FNP_ON_PAUSED                                                                              \
+    UINT64_C(8)                   /* fnprof_pause, a NONE step: enters push ghosts; with it        \
+                                     no other mode bit is set (control.c) */
+#define FNP_ON_TRACE UINT64_C(16) /* PROF_TRACE: exits keep their calls (trace.c) */
+#define FNP_ON_MODES (FNP_ON_COUNT | FNP_ON_CLOCK_CALL | FNP_ON_PAUSED | FNP_ON_TRACE)
+/* the bits of fnp_recording below the module generation */
+#define FNP_ON_BITS (FNP_GEN_ONE - 1)
 
 static inline FNP_NOINSTR uintptr_t fnp_key(uintptr_t fn, uint64_t recording)
 {
     return fn | (uintptr_t)(recording & ~FNP_ADDR_MASK);
 }
 
+struct fnp_dump_opts {
+    int quiet;                        /* no line on success */
+    uint64_t cycle;                   /* the schedule's cycle, for the metadata; 0: none */
+    const struct fnp_baseline *since; /* leave out what was recorded before it */
+    struct fnp_baseline *next;        /* keep the totals there (a reset) ... */
+    int next_taken;                   /* ... set when they were */
+};
+
+/* Names the nodes of raw (the modules loaded and unloaded, the symbolizer if it loads) and
+ * builds prof from them. Returns 0 or -errno. */
+int fnp_dump_build(struct fnp_profile *prof, struct fnp_raw *raw);
+
 /* Writes the profile to path now (every thread, open calls closed at this moment).
- * Returns 0 or -errno; reports on stderr unless quiet. */
-int fnp_dump(const char *path, int quiet);
+ * Returns 0 or -errno; reports on stderr unless quiet. Called under control.c's lock. */
+int fnp_dump(const char *path, struct fnp_dump_opts *o);
+
+/* ---- control.c: pause, the step schedule, resets, dumps ------------------------------ */
+
+/* At load: PROF_START and PROF_SCHEDULE, with modes the bits recording runs with. */
+int fnp_control_init(uint64_t modes);
+/* The bits fnp_recording starts with: modes, or paused. */
+uint64_t fnp_control_modes(void);
+void fnp_control_pause(int paused);
+void fnp_control_step(void);
+void fnp_control_reset(void);
+/* fnp_dump of what was recorded since the last reset. */
+int fnp_control_dump(const char *path, int quiet);
+/* The exit dump (the whole run, or the cycle in progress), then the trace. */
+void fnp_control_exit(void);
+/* fnprof_step calls so far. */
+uint64_t fnp_control_steps(void);
+void fnp_control_atfork(void);
+
+/* ---- region.c: named regions ------------------------------------------------------- */
+
+/* The regions interned so far, for naming them at the dump: regions[i] has key
+ * FNP_REGION_TAG | (i + 1). Entries are immutable once published; *n is read with acquire. */
+const struct fnp_raw_region *fnp_regions(size_t *n);
+
+/* ---- meta.c: the run's metadata ---------------------------------------------------- */
+
+/* Notes the start time and host (at load). */
+void fnp_meta_init(void);
+/* Puts the run's metadata into p: program, pid, start, host, fnprof, clock, then the
+ * program's own pairs (fnprof_add_metadata). Returns 0 or -ENOMEM. */
+int fnp_meta_fill(struct fnp_profile *p);
+
+/* ---- dumpsig.c: PROF_DUMP_SIGNAL ------------------------------------------------------ */
+
+/* Installs the handler and starts the thread that dumps when the signal comes. */
+void fnp_dumpsig_init(void);
+/* In a forked child: a pipe and a thread of its own. */
+void fnp_dumpsig_after_fork(void);
+
+/* ---- trace.c: PROF_TRACE ------------------------------------------------------------- */
+
+/* One traced call, kept when it ends. */
+struct fnp_trace_rec {
+    const struct fnp_node *node;
+    uint64_t t0, t1;
+};
+
+/* Set at load when PROF_TRACE is set (and the clock has timestamps). */
+extern int fnp_tracing;
+/* At load: the event budget; 0 or -errno. */
+int fnp_trace_init(void);
+void fnp_trace_add_cold(struct fnp_thread *t, const struct fnp_node *n, uint64_t t0, uint64_t t1);
+/* Keeps the call of n from t0 to t1 in t's trace; counted as dropped beyond the limit. */
+static inline FNP_NOINSTR void fnp_trace_add(struct fnp_thread *t, const struct fnp_node *n,
+                                             uint64_t t0, uint64_t t1)
+{
+    struct fnp_trace_rec *r = t->trace_cur;
+    if (FNP_UNLIKELY(r == t->trace_end)) {
+        fnp_trace_add_cold(t, n, t0, t1);
+        return;
+    }
+    r->node = n;
+    r->t0 = t0;
+    r->t1 = t1;
+    t->trace_cur = r + 1;
+}
+/* Writes PROF_TRACE (at exit, recording stopped). */
+void fnp_trace_finish(void);
+/* A thread ends: its name is kept for its track. */
+void fnp_trace_thread_ended(struct fnp_thread *t);
 
 #endif

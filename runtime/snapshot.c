@@ -14,6 +14,20 @@
 struct open_frame {
     const struct fnp_node *node;
     uint64_t ticks; /* to add: now - entry */
+    uint64_t count; /* frames of node */
+};
+
+struct fnp_base_entry {
+    const struct fnp_node *node;
+    uint64_t ncalls, ticks;
+};
+
+/* The walk's view of one thread: its open frames, and the baselines (snapshot.h). */
+struct walk {
+    const struct open_frame *open;
+    size_t nopen;
+    const struct fnp_baseline *since;
+    struct fnp_baseline *next;
 };
 
 static int by_node(const void *a, const void *b)
@@ -56,31 +70,65 @@ static struct open_frame *open_frames(struct fnp_thread *t, uint64_t now, size_t
             continue; /* a live thread mid-push */
         open[n].node = node;
         open[n].ticks = now > t0 ? now - t0 : 0;
+        open[n].count = 1;
         n++;
     }
     qsort(open, n, sizeof(*open), by_node);
     size_t u = 0;
     for (size_t i = 0; i < n; i++) {
-        if (u && open[u - 1].node == open[i].node)
+        if (u && open[u - 1].node == open[i].node) {
             open[u - 1].ticks += open[i].ticks;
-        else
+            open[u - 1].count++;
+        } else
             open[u++] = open[i];
     }
     *count = u;
     return open;
 }
 
-static uint64_t open_ticks(const struct open_frame *open, size_t n, const struct fnp_node *node)
+static const struct open_frame *find_open(const struct open_frame *open, size_t n,
+                                          const struct fnp_node *node)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         if (open[mid].node == node)
-            return open[mid].ticks;
+            return &open[mid];
         if (open[mid].node < node)
             lo = mid + 1;
         else
             hi = mid;
+    }
+    return NULL;
+}
+
+static int by_base(const void *a, const void *b)
+{
+    const struct fnp_base_entry *x = a, *y = b;
+    return x->node < y->node ? -1 : x->node > y->node;
+}
+
+/* A node's calls and ticks now, open calls closed at the walk's moment: kept in the next
+ * baseline (open calls there count for the period after it), less the last baseline. */
+static int measure(struct walk *w, const struct fnp_node *n, uint64_t *ncalls, uint64_t *ticks)
+{
+    const struct open_frame *o = find_open(w->open, w->nopen, n);
+    *ncalls = __atomic_load_n(&n->ncalls, __ATOMIC_RELAXED);
+    *ticks = __atomic_load_n(&n->ticks, __ATOMIC_RELAXED) + (o ? o->ticks : 0);
+    if (w->next) {
+        struct fnp_baseline *b = w->next;
+        if (b->n == b->cap && fnp_array_grow((void **)&b->e, &b->cap, b->n + 1, sizeof(*b->e)))
+            return -ENOMEM;
+        b->e[b->n++] = (struct fnp_base_entry){n, *ncalls - (o ? o->count : 0), *ticks};
+    }
+    if (w->since && w->since->n) {
+        struct fnp_base_entry key = {.node = n};
+        const struct fnp_base_entry *base =
+            bsearch(&key, w->since->e, w->since->n, sizeof(key), by_base);
+        if (base) {
+            *ncalls = *ncalls > base->ncalls ? *ncalls - base->ncalls : 0;
+            *ticks = *ticks > base->ticks ? *ticks - base->ticks : 0;
+        }
     }
     return 0;
 }
@@ -105,7 +153,7 @@ static int64_t index_of(const struct node_index *map, size_t n, const struct fnp
 
 /* A link's calls and ticks go to its target (fnp_raw_add_link). */
 static int add_links(struct fnp_snapshot *s, struct fnp_thread *t, struct node_index *map,
-                     size_t nmap, const struct open_frame *open, size_t nopen)
+                     size_t nmap, struct walk *w)
 {
     qsort(map, nmap, sizeof(*map), by_node_index);
     for (const struct fnp_node *l = __atomic_load_n(&t->links, __ATOMIC_ACQUIRE); l;
@@ -114,19 +162,21 @@ static int add_links(struct fnp_snapshot *s, struct fnp_thread *t, struct node_i
         if (to < 0)
             return -EINVAL; /* a target outside the tree: never made so */
         int64_t from = index_of(map, nmap, l->parent);
-        fnp_raw_add_link(s->nodes, (uint32_t)to, from < 0 ? FNP_NO_PARENT : (uint32_t)from,
-                         __atomic_load_n(&l->ncalls, __ATOMIC_RELAXED),
-                         __atomic_load_n(&l->ticks, __ATOMIC_RELAXED) + open_ticks(open, nopen, l),
-                         (uint32_t)l->open_flags);
+        uint64_t ncalls, ticks;
+        if (measure(w, l, &ncalls, &ticks))
+            return -ENOMEM;
+        fnp_raw_add_link(s->nodes, (uint32_t)to, from < 0 ? FNP_NO_PARENT : (uint32_t)from, ncalls,
+                         ticks, (uint32_t)l->open_flags);
     }
     return 0;
 }
 
-int fnp_snapshot_add_thread(struct fnp_snapshot *s, struct fnp_thread *t, uint32_t thread,
-                            uint64_t now)
+static int add_thread(struct fnp_snapshot *s, struct fnp_thread *t, uint32_t thread, uint64_t now,
+                      const struct fnp_baseline *since, struct fnp_baseline *next)
 {
     size_t nopen;
     struct open_frame *open = open_frames(t, now, &nopen);
+    struct walk w = {open, nopen, since, next};
     s->open += nopen;
     /* path[k]: snapshot index of the k-th node on the path from the root to the current
      * one; a pre-order walk by first_child / next_sibling / parent needs no recursion. */
@@ -142,10 +192,8 @@ int fnp_snapshot_add_thread(struct fnp_snapshot *s, struct fnp_thread *t, uint32
             .fn = n->fn,
             .parent = depth ? path[depth - 1] : UINT32_MAX,
             .thread = thread,
-            .ncalls = __atomic_load_n(&n->ncalls, __ATOMIC_RELAXED),
-            .ticks = __atomic_load_n(&n->ticks, __ATOMIC_RELAXED) + open_ticks(open, nopen, n),
         };
-        if (s->n >= UINT32_MAX - 1 || push_node(s, &sn)) {
+        if (measure(&w, n, &sn.ncalls, &sn.ticks) || s->n >= UINT32_MAX - 1 || push_node(s, &sn)) {
             rc = -ENOMEM;
             break;
         }
@@ -177,7 +225,7 @@ int fnp_snapshot_add_thread(struct fnp_snapshot *s, struct fnp_thread *t, uint32
         depth -= up;
     }
     if (!rc && linked)
-        rc = add_links(s, t, map, nmap, open, nopen);
+        rc = add_links(s, t, map, nmap, &w);
     free(map);
     if (s->n > before)
         s->threads++;
@@ -189,16 +237,84 @@ int fnp_snapshot_add_thread(struct fnp_snapshot *s, struct fnp_thread *t, uint32
     return rc;
 }
 
-int fnp_snapshot_take(struct fnp_snapshot *s, uint64_t now)
+int fnp_snapshot_add_thread(struct fnp_snapshot *s, struct fnp_thread *t, uint32_t thread,
+                            uint64_t now)
+{
+    return add_thread(s, t, thread, now, NULL, NULL);
+}
+
+/* After a baseline: contexts with no call since it are left out (a context called since has
+ * every ancestor called or open since, and an open call counts), and the threads left are
+ * numbered again from 0. */
+static void drop_uncalled(struct fnp_snapshot *s)
+{
+    size_t n = s->n;
+    uint8_t *keep = calloc(n ? n : 1, 1);
+    uint32_t *at = malloc((n ? n : 1) * sizeof(*at));
+    if (!keep || !at) {
+        free(keep);
+        free(at);
+        return; /* out of memory: uncalled contexts stay, with zero numbers */
+    }
+    for (size_t i = n; i-- > 0;) {
+        if (s->nodes[i].ncalls)
+            keep[i] = 1;
+        if (keep[i] && s->nodes[i].parent != FNP_NO_PARENT)
+            keep[s->nodes[i].parent] = 1;
+    }
+    size_t k = 0, nthreads = 0;
+    uint32_t last = UINT32_MAX;
+    for (size_t i = 0; i < n; i++) {
+        if (!keep[i])
+            continue;
+        struct fnp_raw_node node = s->nodes[i];
+        if (node.parent != FNP_NO_PARENT)
+            node.parent = at[node.parent];
+        if (node.thread != last) {
+            last = node.thread;
+            nthreads++;
+        }
+        node.thread = (uint32_t)nthreads - 1;
+        at[i] = (uint32_t)k;
+        s->nodes[k++] = node;
+    }
+    s->n = k;
+    s->threads = nthreads;
+    free(keep);
+    free(at);
+}
+
+int fnp_snapshot_take(struct fnp_snapshot *s, uint64_t now, const struct fnp_baseline *since,
+                      struct fnp_baseline *next)
 {
     memset(s, 0, sizeof(*s));
+    if (next)
+        next->n = 0;
     uint32_t thread = 0;
     for (struct fnp_thread *t = fnp_thread_list(); t; t = t->next, thread++) {
-        int rc = fnp_snapshot_add_thread(s, t, thread, now);
+        int rc = add_thread(s, t, thread, now, since, next);
         if (rc)
             return rc;
     }
+    if (next) {
+        qsort(next->e, next->n, sizeof(*next->e), by_base);
+        next->dropped = s->dropped;
+        next->unmatched = s->unmatched;
+        next->merged = s->merged;
+    }
+    if (since) {
+        s->dropped -= since->dropped < s->dropped ? since->dropped : s->dropped;
+        s->unmatched -= since->unmatched < s->unmatched ? since->unmatched : s->unmatched;
+        s->merged -= since->merged < s->merged ? since->merged : s->merged;
+        drop_uncalled(s);
+    }
     return 0;
+}
+
+void fnp_baseline_free(struct fnp_baseline *b)
+{
+    free(b->e);
+    memset(b, 0, sizeof(*b));
 }
 
 void fnp_snapshot_free(struct fnp_snapshot *s)

@@ -35,6 +35,12 @@ static FNP_NOINSTR void thread_ended(void *arg)
 {
     struct fnp_thread *t = arg;
     fnp_cct_unwind(t, UINTPTR_MAX, fnp_clock_now());
+    if (fnp_tracing) {
+        /* A trace draws each thread on a track of its own: the state is not reused. */
+        fnp_trace_thread_ended(t);
+        fnp_tls = NULL;
+        return;
+    }
     t->skipped = 0;
     fnp_tls = NULL;
     __atomic_store_n(&t->in_use, 0, __ATOMIC_RELEASE);
@@ -122,6 +128,11 @@ FNP_NOINSTR void fnp_thread_after_fork(uint64_t now)
     struct fnp_thread *t = fnp_thread_attach();
     if (!t)
         return;
-    for (uint32_t i = 0; i < old->depth; i++)
-        fnp_cct_enter(t, old->frames[i].node->fn, now, old->frames[i].sp);
+    for (uint32_t i = 0; i < old->depth; i++) {
+        uintptr_t fn = old->frames[i].node->fn;
+        if (fnp_key_is_ghost(fn))
+            fnp_cct_enter_ghost(t, fn & FNP_ADDR_MASK, old->frames[i].sp);
+        else
+            fnp_cct_enter(t, fn, now, old->frames[i].sp);
+    }
 }

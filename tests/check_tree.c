@@ -1,6 +1,7 @@
 /*
  * The calling-context tree a profile keeps: canonical form, values, merging, the rebuild
- * from edges, and its file format (write, read back, refuse damage).
+ * from edges, and its file format (write, read back, refuse damage), with the run's
+ * metadata (version 2) and the version 1 files written before it.
  */
 #include <check.h>
 #include <errno.h>
@@ -309,6 +310,8 @@ static void expect_refused(const char *buf, size_t len, const char *want)
 START_TEST(a_damaged_tree_is_refused_with_a_reason)
 {
     struct fnp_profile p = sample();
+    /* Metadata too: its bytes are cut and changed like the rest. */
+    ck_assert_int_eq(fnp_profile_set_meta(&p, "program", "/usr/bin/app"), 0);
     struct fnp_sink s, d;
     write_file(&p, &s);
     fnp_sink_memory(&d);
@@ -334,8 +337,8 @@ START_TEST(a_damaged_tree_is_refused_with_a_reason)
     expect_refused(buf, s.len, "dict");
     /* a newer version, an unknown unit, another dict's function count */
     memcpy(buf, s.buf, s.len);
-    buf[at + 8] = 2;
-    expect_refused(buf, s.len, "version 2");
+    buf[at + 8] = 3;
+    expect_refused(buf, s.len, "version 3");
     memcpy(buf, s.buf, s.len);
     buf[at + 12] = 9;
     expect_refused(buf, s.len, "unit");
@@ -352,6 +355,312 @@ START_TEST(a_damaged_tree_is_refused_with_a_reason)
     fnp_sink_free(&s);
     fnp_sink_free(&d);
     fnp_profile_free(&p);
+}
+END_TEST
+
+/* ---- metadata in the trailer (version 2) ---- */
+
+static void put_uleb(struct fnp_sink *b, uint64_t v)
+{
+    do {
+        unsigned char byte = (unsigned char)(v & 0x7f);
+        v >>= 7;
+        if (v)
+            byte |= 0x80;
+        fnp_sink_write(b, &byte, 1);
+    } while (v);
+}
+
+static void put_text(struct fnp_sink *b, const char *str, size_t len)
+{
+    put_uleb(b, len);
+    fnp_sink_write(b, str, len);
+}
+
+static void put_le(unsigned char *b, uint64_t v, int n)
+{
+    for (int i = 0; i < n; i++)
+        b[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* p's dict, then a trailer of this version and kind around body[0, n), with the right
+ * checksums and length: what a writer of that body would make. Caller frees out->buf. */
+static void craft(const struct fnp_profile *p, uint32_t version, uint32_t kind, const void *body,
+                  size_t n, struct fnp_sink *out)
+{
+    fnp_sink_memory(out);
+    ck_assert_int_eq(fnp_pstats_write(p, out), 0);
+    unsigned char h[FNP_TREE_HEADER];
+    double tick = 1e-9;
+    uint64_t bits;
+    memcpy(&bits, &tick, sizeof(bits));
+    memcpy(h, FNP_TREE_MAGIC, 8);
+    put_le(h + 8, version, 4);
+    put_le(h + 12, kind, 4);
+    put_le(h + 16, p->nfuncs, 4);
+    put_le(h + 20, fnp_crc32(0, out->buf, out->len), 4);
+    put_le(h + 24, n, 8);
+    put_le(h + 32, fnp_crc32(0, body, n), 4);
+    put_le(h + 36, bits, 8);
+    fnp_sink_write(out, h, sizeof(h));
+    fnp_sink_write(out, body, n);
+}
+
+/* Reads a file; expects it to load, and returns the profile (caller frees). */
+static struct fnp_profile load(const struct fnp_sink *s)
+{
+    struct fnp_profile q;
+    char why[256] = "";
+    fnp_profile_init(&q);
+    ck_assert_msg(fnp_pstats_read(&q, s->buf, s->len, why, sizeof(why)) == 0, "%s", why);
+    return q;
+}
+
+START_TEST(metadata_round_trips_in_order_and_bounded)
+{
+    struct fnp_profile p = sample();
+    char *big = malloc(FNP_TREE_MAX_META_VALUE + 8);
+    char *long_key = malloc(FNP_TREE_MAX_META_KEY + 2);
+    /* A value one byte too long whose last character is two bytes across the bound: cut
+     * before that character, not inside it. */
+    memset(big, 'v', FNP_TREE_MAX_META_VALUE + 8);
+    memcpy(big + FNP_TREE_MAX_META_VALUE - 1, "\xc3\xa9", 2);
+    big[FNP_TREE_MAX_META_VALUE + 1] = 0;
+    memset(long_key, 'k', FNP_TREE_MAX_META_KEY + 1);
+    long_key[FNP_TREE_MAX_META_KEY + 1] = 0;
+    ck_assert_int_eq(fnp_profile_set_meta(&p, "program", "/usr/bin/app"), 0);
+    ck_assert_int_eq(fnp_profile_set_meta(&p, "pid", "4242"), 0);
+    ck_assert_int_eq(fnp_profile_set_meta(&p, long_key, "left out: key too long"), 0);
+    ck_assert_int_eq(fnp_profile_set_meta(&p, "", "left out: no key"), 0);
+    ck_assert_int_eq(fnp_profile_set_meta(&p, "na\xc3\xafve", "line 1\nline 2 <&>"), 0);
+    ck_assert_int_eq(fnp_profile_set_meta(&p, "empty", ""), 0);
+    ck_assert_int_eq(fnp_profile_set_meta(&p, "big", big), 0);
+    long_key[FNP_TREE_MAX_META_KEY] = 0; /* the longest key that fits */
+    ck_assert_int_eq(fnp_profile_set_meta(&p, long_key, "kept"), 0);
+    struct fnp_sink s;
+    write_file(&p, &s);
+    struct fnp_profile q = load(&s);
+    ck_assert_uint_eq(q.tree_kind, FNP_TREE_TIME);
+    ck_assert_uint_eq(q.ntree, p.ntree);
+    ck_assert_uint_eq(q.nmeta, 6);
+    const char *keys[] = {"program", "pid", "na\xc3\xafve", "empty", "big", long_key};
+    for (size_t i = 0; i < 6; i++)
+        ck_assert_str_eq(q.meta[i].key, keys[i]);
+    ck_assert_str_eq(q.meta[0].value, "/usr/bin/app");
+    ck_assert_str_eq(q.meta[1].value, "4242");
+    ck_assert_str_eq(q.meta[2].value, "line 1\nline 2 <&>");
+    ck_assert_str_eq(q.meta[3].value, "");
+    ck_assert_uint_eq(strlen(q.meta[4].value), FNP_TREE_MAX_META_VALUE - 1);
+    ck_assert_int_eq(strncmp(q.meta[4].value, big, FNP_TREE_MAX_META_VALUE - 1), 0);
+    ck_assert_str_eq(q.meta[5].value, "kept");
+    /* Written again, the same bytes: the form is canonical. */
+    struct fnp_sink s2;
+    write_file(&q, &s2);
+    ck_assert_uint_eq(s2.len, s.len);
+    ck_assert_int_eq(memcmp(s.buf, s2.buf, s.len), 0);
+    fnp_sink_free(&s2);
+    fnp_sink_free(&s);
+    fnp_profile_free(&q);
+    fnp_profile_free(&p);
+    free(big);
+    free(long_key);
+}
+END_TEST
+
+START_TEST(metadata_without_a_tree_keeps_a_trailer_of_its_own)
+{
+    struct fnp_profile p = sample();
+    fnp_tree_clear(&p);
+    struct fnp_sink dict, s;
+    fnp_sink_memory(&dict);
+    ck_assert_int_eq(fnp_pstats_write(&p, &dict), 0);
+    ck_assert_int_eq(fnp_profile_set_meta(&p, "host", "box"), 0);
+    write_file(&p, &s);
+    ck_assert_uint_gt(s.len, dict.len + FNP_TREE_HEADER);
+    ck_assert_int_eq(memcmp(s.buf + dict.len, FNP_TREE_MAGIC, 8), 0);
+    ck_assert_int_eq(s.buf[dict.len + 12], FNP_TREE_NONE);
+    struct fnp_profile q = load(&s);
+    ck_assert_uint_eq(q.tree_kind, FNP_TREE_NONE);
+    ck_assert_uint_eq(q.ntree, 0);
+    ck_assert_uint_eq(q.nmeta, 1);
+    ck_assert_str_eq(fnp_profile_meta(&q, "host"), "box");
+    ck_assert_uint_eq(q.nfuncs, p.nfuncs);
+    fnp_profile_free(&q);
+    fnp_sink_free(&s);
+    fnp_sink_free(&dict);
+    fnp_profile_free(&p);
+}
+END_TEST
+
+START_TEST(a_version_1_trailer_reads_without_metadata)
+{
+    /* Version 1 is version 2's body less the metadata count in front: a profile without
+     * metadata writes that count as one 0 byte. */
+    struct fnp_profile p = sample();
+    struct fnp_sink s, v1;
+    write_file(&p, &s);
+    struct fnp_sink d;
+    fnp_sink_memory(&d);
+    fnp_pstats_write(&p, &d);
+    size_t body = d.len + FNP_TREE_HEADER;
+    ck_assert_int_eq(s.buf[body], 0);
+    craft(&p, 1, FNP_TREE_TIME, s.buf + body + 1, s.len - body - 1, &v1);
+    struct fnp_profile q = load(&v1);
+    ck_assert_uint_eq(q.tree_kind, FNP_TREE_TIME);
+    ck_assert_uint_eq(q.ntree, p.ntree);
+    ck_assert_uint_eq(q.nmeta, 0);
+    for (size_t i = 0; i < p.ntree; i++)
+        ck_assert_uint_eq(q.tree[i].ticks, p.tree[i].ticks);
+    /* Version 1 had no kind 0, and its body has no metadata to read: a v2 body is
+     * misread as threads, and refused. */
+    fnp_sink_free(&v1);
+    craft(&p, 1, FNP_TREE_NONE, "\0\0\0", 3, &v1);
+    expect_refused(v1.buf, v1.len, "unit 0");
+    fnp_profile_free(&q);
+    fnp_sink_free(&v1);
+    fnp_sink_free(&s);
+    fnp_sink_free(&d);
+    fnp_profile_free(&p);
+}
+END_TEST
+
+/* A v2 body of one metadata pair (key, value of klen and vlen bytes), then no thread and no
+ * node, in a kind-0 trailer: expects it refused with want in the reason. */
+static void expect_meta_refused(const struct fnp_profile *p, const char *key, size_t klen,
+                                const char *value, size_t vlen, const char *want)
+{
+    struct fnp_sink b, f;
+    fnp_sink_memory(&b);
+    put_uleb(&b, 1);
+    put_text(&b, key, klen);
+    put_text(&b, value, vlen);
+    put_uleb(&b, 0);
+    put_uleb(&b, 0);
+    craft(p, 2, FNP_TREE_NONE, b.buf, b.len, &f);
+    expect_refused(f.buf, f.len, want);
+    fnp_sink_free(&f);
+    fnp_sink_free(&b);
+}
+
+START_TEST(oversized_truncated_or_ambiguous_metadata_is_refused)
+{
+    struct fnp_profile p = sample();
+    fnp_tree_clear(&p);
+    char *big = calloc(1, FNP_TREE_MAX_META_VALUE + 2);
+    memset(big, 'x', FNP_TREE_MAX_META_VALUE + 1);
+    /* The bounds, each one past what a writer writes. */
+    expect_meta_refused(&p, big, FNP_TREE_MAX_META_KEY + 1, "v", 1, "bytes of a metadata key");
+    expect_meta_refused(&p, "k", 1, big, FNP_TREE_MAX_META_VALUE + 1, "bytes of a metadata value");
+    expect_meta_refused(&p, "", 0, "v", 1, "metadata key (at least 1)");
+    expect_meta_refused(&p, "k", 1, "a\0b", 3, "NUL");
+    /* ... and the largest that fit are read. */
+    struct fnp_sink b, f;
+    fnp_sink_memory(&b);
+    put_uleb(&b, 1);
+    put_text(&b, big, FNP_TREE_MAX_META_KEY);
+    put_text(&b, big, FNP_TREE_MAX_META_VALUE);
+    put_uleb(&b, 0);
+    put_uleb(&b, 0);
+    craft(&p, 2, FNP_TREE_NONE, b.buf, b.len, &f);
+    struct fnp_profile q = load(&f);
+    ck_assert_uint_eq(q.nmeta, 1);
+    ck_assert_uint_eq(strlen(q.meta[0].value), FNP_TREE_MAX_META_VALUE);
+    fnp_profile_free(&q);
+    fnp_sink_free(&f);
+    fnp_sink_free(&b);
+    /* More pairs than the bound, though the bytes are there. */
+    fnp_sink_memory(&b);
+    put_uleb(&b, FNP_TREE_MAX_META + 1);
+    for (unsigned i = 0; i <= FNP_TREE_MAX_META; i++) {
+        char k[16];
+        int klen = snprintf(k, sizeof(k), "k%u", i);
+        put_text(&b, k, (size_t)klen);
+        put_text(&b, "", 0);
+    }
+    put_uleb(&b, 0);
+    put_uleb(&b, 0);
+    craft(&p, 2, FNP_TREE_NONE, b.buf, b.len, &f);
+    expect_refused(f.buf, f.len, "4097 metadata pairs");
+    fnp_sink_free(&f);
+    /* Three pairs announced, two present, cut anywhere: refused wherever the bytes end;
+     * and a count the bytes cannot hold, before anything is read. */
+    fnp_sink_free(&b);
+    fnp_sink_memory(&b);
+    put_uleb(&b, 3);
+    put_text(&b, "program", 7);
+    put_text(&b, "/bin/x", 6);
+    put_text(&b, "pid", 3);
+    put_text(&b, "1", 1);
+    for (size_t cut = 1; cut <= b.len; cut++) {
+        craft(&p, 2, FNP_TREE_NONE, b.buf, cut, &f);
+        expect_refused(f.buf, f.len, cut < b.len ? "calling-context tree: " : "cut short");
+        fnp_sink_free(&f);
+    }
+    b.buf[0] = 100;
+    craft(&p, 2, FNP_TREE_NONE, b.buf, b.len, &f);
+    expect_refused(f.buf, f.len, "100 metadata pairs: more than the file holds");
+    fnp_sink_free(&f);
+    /* One key twice. */
+    fnp_sink_free(&b);
+    fnp_sink_memory(&b);
+    put_uleb(&b, 3);
+    put_text(&b, "pid", 3);
+    put_text(&b, "1", 1);
+    put_text(&b, "host", 4);
+    put_text(&b, "h", 1);
+    put_text(&b, "pid", 3);
+    put_text(&b, "2", 1);
+    put_uleb(&b, 0);
+    put_uleb(&b, 0);
+    craft(&p, 2, FNP_TREE_NONE, b.buf, b.len, &f);
+    expect_refused(f.buf, f.len, "'pid' twice");
+    fnp_sink_free(&f);
+    /* No tree announced (kind 0), yet a thread and a node follow. */
+    fnp_sink_free(&b);
+    fnp_sink_memory(&b);
+    put_uleb(&b, 0);
+    put_uleb(&b, 1);
+    put_text(&b, "thread 1", 8);
+    put_uleb(&b, 1);
+    static const unsigned char node[] = {0, 0, 0, 1, 5, 0, 0};
+    fnp_sink_write(&b, node, sizeof(node));
+    craft(&p, 2, FNP_TREE_NONE, b.buf, b.len, &f);
+    expect_refused(f.buf, f.len, "no tree announced");
+    fnp_sink_free(&f);
+    fnp_sink_free(&b);
+    free(big);
+    fnp_profile_free(&p);
+}
+END_TEST
+
+START_TEST(merge_keeps_the_first_metadata_and_adds_new_keys)
+{
+    struct fnp_profile x, y;
+    struct fnp_tree_node t[] = {{0, ROOT, 1, 100, 0, 0, 0}};
+    make(&x, t, 1, 1, 1e-9);
+    make(&y, t, 1, 1, 1e-9);
+    ck_assert_int_eq(fnp_profile_set_meta(&x, "program", "/bin/x"), 0);
+    ck_assert_int_eq(fnp_profile_set_meta(&x, "pid", "1"), 0);
+    ck_assert_int_eq(fnp_profile_set_meta(&y, "pid", "2"), 0);
+    ck_assert_int_eq(fnp_profile_set_meta(&y, "epoch", "7"), 0);
+    ck_assert_int_eq(fnp_profile_merge(&x, &y), 0);
+    ck_assert_uint_eq(x.nmeta, 3);
+    ck_assert_str_eq(x.meta[0].key, "program");
+    ck_assert_str_eq(x.meta[1].value, "1");
+    ck_assert_str_eq(x.meta[2].key, "epoch");
+    ck_assert_str_eq(x.meta[2].value, "7");
+    /* A profile without a tree drops the sum's tree, not its metadata. */
+    struct fnp_profile z;
+    fnp_profile_init(&z);
+    fn(&z, "main");
+    ck_assert_int_eq(fnp_profile_set_meta(&z, "host", "h"), 0);
+    ck_assert_int_eq(fnp_profile_merge(&x, &z), 0);
+    ck_assert_uint_eq(x.tree_kind, FNP_TREE_NONE);
+    ck_assert_uint_eq(x.nmeta, 4);
+    ck_assert_str_eq(fnp_profile_meta(&x, "host"), "h");
+    fnp_profile_free(&x);
+    fnp_profile_free(&y);
+    fnp_profile_free(&z);
 }
 END_TEST
 
@@ -420,6 +729,11 @@ int main(void)
     tcase_add_test(tc, merge_with_a_profile_without_tree_drops_the_tree);
     tcase_add_test(tc, a_written_tree_reads_back_the_same);
     tcase_add_test(tc, a_damaged_tree_is_refused_with_a_reason);
+    tcase_add_test(tc, metadata_round_trips_in_order_and_bounded);
+    tcase_add_test(tc, metadata_without_a_tree_keeps_a_trailer_of_its_own);
+    tcase_add_test(tc, a_version_1_trailer_reads_without_metadata);
+    tcase_add_test(tc, oversized_truncated_or_ambiguous_metadata_is_refused);
+    tcase_add_test(tc, merge_keeps_the_first_metadata_and_adds_new_keys);
     tcase_add_test(tc, a_tree_rebuilt_from_edges_follows_their_shares);
     tcase_add_test(tc, crc32_is_zlibs);
     suite_add_tcase(s, tc);

@@ -24,11 +24,25 @@ fnp_cli_report(report_matches_pstats_by_several_keys --sort nfl --sort stdname -
 fnp_cli_report(report_matches_pstats_with_limit --sort tottime --limit 3)
 fnp_cli_report(report_matches_pstats_without_limit --limit 0)
 fnp_cli_report(report_matches_pstats_callers_callees --callers --callees --limit 4)
+# --unit: pstats' text with every time rebuilt from the dict in the unit; s is pstats' own.
+fnp_cli_report(report_unit_s_is_pstats --unit s --callers --limit 4)
+fnp_cli_report(report_unit_ms_converts_every_time --unit ms --callers --callees --limit 4)
+fnp_cli_report(report_unit_us_converts_every_time -u us --sort tottime --limit 0)
+fnp_cli_report(report_unit_ns_converts_every_time --unit ns --callers --callees --limit 0)
+# Metadata (a trailer fnptree.py writes): first, then pstats' text; --no-meta leaves it out.
+fnp_cli_report(report_prints_metadata_before_pstats --with-meta --callers --limit 4)
+fnp_cli_report(report_no_meta_is_pstats --with-meta --no-meta --callees --limit 4)
+fnp_cli_report(report_metadata_with_unit --with-meta --unit ms --limit 3)
 
 add_test(NAME cli.merge_matches_pstats_add
          COMMAND Python3::Interpreter ${fnp_cli_check} merge $<TARGET_FILE:fnprof>
                  ${FNP_PSTATS_DATA})
 set_tests_properties(cli.merge_matches_pstats_add PROPERTIES LABELS unit
+                     FIXTURES_REQUIRED pstats_data)
+add_test(NAME cli.merge_keeps_first_metadata_and_counts_runs
+         COMMAND Python3::Interpreter ${fnp_cli_check} merge-meta $<TARGET_FILE:fnprof>
+                 ${FNP_PSTATS_DATA})
+set_tests_properties(cli.merge_keeps_first_metadata_and_counts_runs PROPERTIES LABELS unit
                      FIXTURES_REQUIRED pstats_data)
 
 # fnp_cli_expect(name STATUS [STDERR regex] [STDOUT regex] ARGS fnprof-args...)
@@ -69,6 +83,9 @@ fnp_cli_expect(usage_report_unknown_sort_key_exits_2 2
                ARGS report --sort speed ${fnp_cli_prof})
 fnp_cli_expect(usage_report_bad_limit_exits_2 2 STDERR "^fnprof: report: --limit wants a count"
                ARGS report --limit -3 ${fnp_cli_prof})
+fnp_cli_expect(usage_report_bad_unit_exits_2 2
+               STDERR "^fnprof: report: --unit wants s, ms, us or ns, not 'sec' ${fnp_usage}"
+               ARGS report --unit sec ${fnp_cli_prof})
 fnp_cli_expect(usage_report_unknown_option_exits_2 2
                STDERR "^fnprof: report: unknown option '--frob' ${fnp_usage}"
                ARGS report --frob ${fnp_cli_prof})

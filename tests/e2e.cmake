@@ -53,3 +53,19 @@ foreach(mode link preload)
     # PROF_OUTPUT unset: fnprof loaded but inert.
     fnp_e2e_case(e2e.no_output.fib.gcc-O2.${mode} gcc -O2 ${mode} fib --check no-output)
 endforeach()
+
+# Named regions (include/fnprof.h) against cProfile, a region mirrored by a function of its
+# name: C with both compilers at -O0 and -O2, C++ with exceptions through regions. Linked
+# only: the program calls fnprof's API.
+foreach(config gcc:-O0 gcc:-O2 clang:-O0 clang:-O2)
+    string(REPLACE ":" ";" parts ${config})
+    list(GET parts 0 cc)
+    list(GET parts 1 opt)
+    fnp_e2e_case(e2e.regions.${cc}${opt}.link ${cc} ${opt} link regions)
+    set(cxx g++)
+    if(cc STREQUAL "clang")
+        set(cxx clang++)
+    endif()
+    fnp_e2e_case(e2e.regions_except.${cxx}${opt}.link ${cxx} ${opt} link regions_except)
+    fnp_e2e_case(e2e.no_output.regions.${cc}${opt}.link ${cc} ${opt} link regions --check no-output)
+endforeach()

@@ -2,9 +2,10 @@
  * libFuzzer target for the calling-context tree's reader (profile/tree_read.c). The input
  * is a trailer after a fixed dict of four functions: as it is when the first byte is odd,
  * else the rest is taken as a body and given a correct header (checksums, length), so
- * that the fuzzer gets past the checksums to the body's parser. A tree that reads must be
- * canonical: written and read again, it comes back the same. A failure is -EINVAL with a
- * one-line reason and a profile with nothing in it.
+ * that the fuzzer gets past the checksums to the body's parser; the first byte's bit 1
+ * makes that header's kind 0 (metadata alone), bit 2 its version 1 (no metadata). A tree
+ * and metadata that read must be canonical: written and read again, they come back the
+ * same. A failure is -EINVAL with a one-line reason and a profile with nothing in it.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -33,6 +34,10 @@ static void make_dict(void)
 
 static void same_tree(const struct fnp_profile *a, const struct fnp_profile *b)
 {
+    CHECK(a->nmeta == b->nmeta);
+    for (size_t i = 0; i < a->nmeta; i++)
+        CHECK(!strcmp(a->meta[i].key, b->meta[i].key) &&
+              !strcmp(a->meta[i].value, b->meta[i].value));
     CHECK(a->tree_kind == b->tree_kind && a->ntree == b->ntree && a->nthreads == b->nthreads);
     CHECK(a->tick_seconds == b->tick_seconds);
     for (size_t i = 0; i < a->nthreads; i++)
@@ -54,6 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!size)
         return 0;
     int raw = data[0] & 1;
+    uint32_t kind = data[0] & 2 ? FNP_TREE_NONE : FNP_TREE_TIME;
+    int v1 = data[0] & 4;
     data++;
     size--;
     size_t len;
@@ -65,7 +72,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(file, dict.buf, dict.len);
         memcpy(file + dict.len, data, size);
     } else {
-        file = fuzz_tree_file(dict.buf, dict.len, 4, FNP_TREE_TIME, 1e-9, data, size, &len);
+        file = fuzz_tree_file(dict.buf, dict.len, 4, kind, 1e-9, data, size, &len);
+        if (v1)
+            file[dict.len + 8] = 1; /* the version is outside both checksums */
     }
     struct fnp_profile p;
     char why[512];
@@ -75,8 +84,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc) {
         CHECK(rc == -EINVAL);
         CHECK(memchr(why, '\0', sizeof(why)) && !strncmp(why, "offset ", 7) && !strchr(why, '\n'));
-        CHECK(p.nfuncs == 0 && p.ntree == 0 && !p.tree);
-    } else if (p.tree_kind != FNP_TREE_NONE) {
+        CHECK(p.nfuncs == 0 && p.ntree == 0 && !p.tree && p.nmeta == 0);
+    } else if (p.tree_kind != FNP_TREE_NONE || p.nmeta) {
+        for (size_t i = 0; i < p.nmeta; i++)
+            CHECK(*p.meta[i].key && strlen(p.meta[i].key) <= FNP_TREE_MAX_META_KEY &&
+                  strlen(p.meta[i].value) <= FNP_TREE_MAX_META_VALUE);
         for (size_t i = 0; i < p.ntree; i++)
             CHECK(p.tree[i].func < p.nfuncs &&
                   (p.tree[i].parent == FNP_NO_PARENT || p.tree[i].parent < i) &&

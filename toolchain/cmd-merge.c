@@ -3,7 +3,9 @@
  * function by function and edge by edge. Per-thread or per-process files become one.
  */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -16,10 +18,24 @@ static void usage(FILE *out)
                  "would, and writes the sum to OUT (whole or not at all; OUT may be an IN).\n"
                  "The calling-context trees of fnprof's files are added path by path; if an\n"
                  "input has none (CPython's cProfile wrote it), OUT has none either.\n"
+                 "Metadata (program, pid, start, ...): the first input's pairs, then any other\n"
+                 "input's keys the first lacks, and \"merged\": the number of runs added (an\n"
+                 "input made by fnprof merge counts its own); none if no input has any.\n"
                  "\n"
                  "Options:\n"
                  "  -o, --output OUT  the file to write (required)\n"
                  "  -h, --help        show this help\n");
+}
+
+/* The runs a profile holds: its "merged" count if an earlier merge wrote one (a decimal
+ * number, at least 1), else 1. */
+static uint64_t runs_in(const struct fnp_profile *p)
+{
+    const char *v = fnp_profile_meta(p, "merged");
+    if (!v || !*v || strspn(v, "0123456789") != strlen(v) || strlen(v) > 12)
+        return 1;
+    uint64_t n = strtoull(v, NULL, 10);
+    return n ? n : 1;
 }
 
 int fnp_cmd_merge(int argc, char **argv)
@@ -53,16 +69,37 @@ int fnp_cmd_merge(int argc, char **argv)
     if (optind == argc)
         return fnp_cli_usage_error("merge", "no input profile");
 
-    struct fnp_profile sum;
+    struct fnp_profile sum, in;
     fnp_profile_init(&sum);
     int rc = FNP_EXIT_OK;
     const char *treeless = NULL; /* the input that left the sum without a tree */
+    uint64_t runs = 0;
     for (int i = optind; i < argc && rc == FNP_EXIT_OK; i++) {
         int had = i == optind || sum.tree_kind != FNP_TREE_NONE;
-        if (fnp_cli_load("merge", argv[i], &sum, NULL))
+        /* Each input read on its own, then added (as fnp_pstats_read itself would add it),
+         * so that its own "merged" count can be seen. */
+        struct fnp_profile *into = i == optind ? &sum : &in;
+        fnp_profile_init(&in);
+        if (fnp_cli_load("merge", argv[i], into, NULL)) {
             rc = FNP_EXIT_FAILURE;
-        else if (had && sum.tree_kind == FNP_TREE_NONE)
-            treeless = argv[i];
+        } else {
+            runs += runs_in(into);
+            if (into == &in && fnp_profile_merge(&sum, &in)) {
+                fnp_cli_error("merge", "%s: out of memory", argv[i]);
+                rc = FNP_EXIT_FAILURE;
+            } else if (had && sum.tree_kind == FNP_TREE_NONE) {
+                treeless = argv[i];
+            }
+        }
+        fnp_profile_free(&in);
+    }
+    if (rc == FNP_EXIT_OK && sum.nmeta) {
+        char count[24];
+        snprintf(count, sizeof(count), "%" PRIu64, runs);
+        if (fnp_profile_set_meta(&sum, "merged", count)) {
+            fnp_cli_error("merge", "%s: out of memory", output);
+            rc = FNP_EXIT_FAILURE;
+        }
     }
     if (rc == FNP_EXIT_OK) {
         int err = fnp_write_file_atomic(output, fnp_profile_write_fn, &sum);

@@ -4,6 +4,11 @@
  *                                                          [.print_callees(N)]
  * would. Layout, rounding and the order of ties follow CPython's Lib/pstats.py (3.8-3.13
  * agree), so that tests compare the two outputs whole and users see what they know.
+ *
+ * Two additions, each outside pstats' text or asked for: the run's metadata (program, pid,
+ * start, ...) as "key: value" lines and a blank line before it, left out with --no-meta
+ * (a file without metadata, as CPython's, prints pstats' text alone); and --unit, times in
+ * ms, us or ns (torch.profiler's override), the columns widened and titled with the unit.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -46,11 +51,27 @@ static const struct sort_key {
 
 #define NSORT_KEYS (sizeof(sort_keys) / sizeof(sort_keys[0]))
 
+/* A time unit other than pstats' seconds: a value in seconds times scale, printed with
+ * decimals decimals in columns of UNIT_WIDTH characters, wide enough for 999 s in ns. */
+static const struct unit {
+    const char *word;
+    const char *name; /* in the totals line: "in T <name>" */
+    double scale;
+    int decimals;
+} units[] = {
+    {"ms", "milliseconds", 1e3, 3},
+    {"us", "microseconds", 1e6, 3},
+    {"ns", "nanoseconds", 1e9, 0},
+};
+
+#define UNIT_WIDTH 12
+
 struct report {
     const struct fnp_profile *p;
-    char **stdname;   /* per function: pstats' func_std_string */
-    size_t *width;    /* its length in characters, as Python's len() counts */
-    size_t max_width; /* pstats' max_name_len */
+    const struct unit *unit; /* NULL: seconds, in pstats' layout */
+    char **stdname;          /* per function: pstats' func_std_string */
+    size_t *width;           /* its length in characters, as Python's len() counts */
+    size_t max_width;        /* pstats' max_name_len */
     unsigned char fields[3 * MAX_KEYS];
     size_t nfields, nkeys;
     char title[MAX_KEYS * 24];
@@ -65,9 +86,14 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: fnprof report FILE [--sort KEY]... [--limit N] [--callers] [--callees]\n"
+            "                   [--unit s|ms|us|ns] [--no-meta]\n"
             "\n"
             "Prints a pstats file as python3's pstats does: totals, then one line per\n"
-            "function, ncalls shown as total/primitive when they differ.\n"
+            "function, ncalls shown as total/primitive when they differ. A profile that\n"
+            "holds its run's metadata (program, pid, start, host, fnprof version, the\n"
+            "program's own pairs) gets it first, one \"key: value\" a line, then a blank\n"
+            "line; with --no-meta, and for files without metadata (CPython's), the output\n"
+            "is pstats' text byte for byte.\n"
             "\n"
             "Options:\n"
             "  -s, --sort KEY   order by KEY, descending for numbers: cumtime (default),\n"
@@ -77,6 +103,11 @@ static void usage(FILE *out)
             "  -n, --limit N    print the first N functions (default %d; 0: all)\n"
             "      --callers    then, for each, the functions that called it\n"
             "      --callees    then, for each, the functions it called\n"
+            "  -u, --unit UNIT  times in s (default: pstats' own layout), ms, us or ns: the\n"
+            "                   totals line and column titles say the unit, e.g.\n"
+            "                   tottime(ms); per-call columns too. A count-only profile's\n"
+            "                   times are calls, which have no unit: they stay as they are\n"
+            "      --no-meta    leave the metadata out\n"
             "  -h, --help       show this help\n",
             DEFAULT_LIMIT);
 }
@@ -243,6 +274,49 @@ static void print_file_line(const char *path, const struct stat *st)
            tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, 1900 + tm.tm_year, path);
 }
 
+/* str, its control characters as '?': a value from the file cannot start a line of its
+ * own that would pass for the report's. */
+static void put_one_line(const char *str)
+{
+    for (const unsigned char *c = (const unsigned char *)str; *c; c++)
+        putchar(*c < 0x20 || *c == 0x7f ? '?' : *c);
+}
+
+/* The run's metadata, before pstats' text: one "key: value" a line, then a blank line. */
+static void print_meta(const struct fnp_profile *p)
+{
+    if (!p->nmeta)
+        return;
+    for (size_t i = 0; i < p->nmeta; i++) {
+        put_one_line(p->meta[i].key);
+        fputs(": ", stdout);
+        put_one_line(p->meta[i].value);
+        putchar('\n');
+    }
+    putchar('\n');
+}
+
+/* A time column: pstats' " %8.3f" in seconds, else the unit's. */
+static void put_time(const struct report *r, double seconds)
+{
+    if (r->unit)
+        printf("%*.*f ", UNIT_WIDTH, r->unit->decimals, seconds * r->unit->scale);
+    else
+        printf("%8.3f ", seconds);
+}
+
+/* A column title: pstats' words in seconds, else the word and the unit. */
+static void put_title(const struct report *r, const char *word)
+{
+    char buf[32];
+    if (r->unit) {
+        snprintf(buf, sizeof(buf), "%s(%s)", word, r->unit->word);
+        printf(" %*s", UNIT_WIDTH, buf);
+    } else {
+        printf(" %8s", word);
+    }
+}
+
 /* print_stats' header: the file, "top level" functions, the totals. */
 static void print_header(const struct report *r, const char *path, const struct stat *st)
 {
@@ -266,7 +340,10 @@ static void print_header(const struct report *r, const char *path, const struct 
     printf("         %s function calls ", u128_text(total, b1, sizeof(b1)));
     if (total != prim)
         printf("(%s primitive calls) ", u128_text(prim, b2, sizeof(b2)));
-    printf("in %.3f seconds\n\n", tt);
+    if (r->unit)
+        printf("in %.*f %s\n\n", r->unit->decimals, tt * r->unit->scale, r->unit->name);
+    else
+        printf("in %.3f seconds\n\n", tt);
 }
 
 /* get_print_list: the order and restriction lines; returns how many functions to list
@@ -295,7 +372,14 @@ static void print_stats(const struct report *r, size_t limit)
 {
     size_t width;
     size_t count = print_list_header(r, limit, &width);
-    printf("   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n");
+    /* Per call: pstats' quotient in seconds, then converted to the unit. */
+    int blank = r->unit ? UNIT_WIDTH : 8;
+    printf("   ncalls");
+    put_title(r, "tottime");
+    put_title(r, "percall");
+    put_title(r, "cumtime");
+    put_title(r, "percall");
+    printf(" filename:lineno(function)\n");
     for (size_t i = 0; i < count; i++) {
         uint32_t f = r->order[i];
         const struct fnp_stats *st = &r->p->funcs[f].st;
@@ -304,16 +388,17 @@ static void print_stats(const struct report *r, size_t limit)
             snprintf(calls, sizeof(calls), "%" PRIu64 "/%" PRIu64, st->ncalls, st->pcalls);
         else
             snprintf(calls, sizeof(calls), "%" PRIu64, st->ncalls);
-        printf("%9s %8.3f ", calls, st->tottime);
+        printf("%9s ", calls);
+        put_time(r, st->tottime);
         if (st->ncalls)
-            printf("%8.3f ", st->tottime / (double)st->ncalls);
+            put_time(r, st->tottime / (double)st->ncalls);
         else
-            printf("%8s ", "");
-        printf("%8.3f ", st->cumtime);
+            printf("%*s ", blank, "");
+        put_time(r, st->cumtime);
         if (st->pcalls)
-            printf("%8.3f ", st->cumtime / (double)st->pcalls);
+            put_time(r, st->cumtime / (double)st->pcalls);
         else
-            printf("%8s ", "");
+            printf("%*s ", blank, "");
         printf("%s\n", r->stdname[f]);
     }
     printf("\n\n");
@@ -328,8 +413,12 @@ static void print_calls(const struct report *r, size_t limit, int callers)
     size_t count = print_list_header(r, limit, &width);
     put_ljust("Function ", 9, width);
     printf("%s\n", callers ? "was called by..." : "called...");
-    if (p->nedges)
-        printf("%*s    ncalls  tottime  cumtime\n", (int)width, "");
+    if (p->nedges) {
+        printf("%*s    ncalls", (int)width, "");
+        put_title(r, "tottime");
+        put_title(r, "cumtime");
+        putchar('\n');
+    }
     const uint32_t *order = callers ? r->by_callee : r->by_caller;
     const size_t *start = callers ? r->callee_start : r->caller_start;
     for (size_t i = 0; i < count; i++) {
@@ -351,8 +440,10 @@ static void print_calls(const struct report *r, size_t limit, int callers)
              * more columns for the count than the first line's 7. */
             if (e > start[f])
                 printf("%*s", (int)width + 1, "");
-            printf("%*s %8.3f %8.3f  %s\n", e > start[f] ? 9 : 7, calls, ed->st.tottime,
-                   ed->st.cumtime, r->stdname[other]);
+            printf("%*s ", e > start[f] ? 9 : 7, calls);
+            put_time(r, ed->st.tottime);
+            put_time(r, ed->st.cumtime);
+            printf(" %s\n", r->stdname[other]);
         }
     }
     printf("\n\n");
@@ -417,6 +508,20 @@ static int report_prepare(struct report *r)
     return 0;
 }
 
+/* "s" is pstats' layout (*out NULL). Returns 0, or -1 for an unknown word. */
+static int parse_unit(const char *word, const struct unit **out)
+{
+    *out = NULL;
+    if (!strcmp(word, "s"))
+        return 0;
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+        if (!strcmp(word, units[i].word)) {
+            *out = &units[i];
+            return 0;
+        }
+    return -1;
+}
+
 static int parse_limit(const char *s, size_t *out)
 {
     if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 18)
@@ -430,13 +535,15 @@ int fnp_cmd_report(int argc, char **argv)
     static const struct option opts[] = {
         {"sort", required_argument, NULL, 's'}, {"limit", required_argument, NULL, 'n'},
         {"callers", no_argument, NULL, 'C'},    {"callees", no_argument, NULL, 'E'},
+        {"unit", required_argument, NULL, 'u'}, {"no-meta", no_argument, NULL, 'M'},
         {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
     };
     struct report r = {0};
     size_t limit = DEFAULT_LIMIT;
-    int callers = 0, callees = 0, c;
+    int callers = 0, callees = 0, meta = 1, c;
+    const struct unit *unit = NULL;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":s:n:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":s:n:u:h", opts, NULL)) != -1) {
         switch (c) {
         case 's': {
             int bad = add_sort_key(&r, optarg);
@@ -455,6 +562,14 @@ int fnp_cmd_report(int argc, char **argv)
             break;
         case 'E':
             callees = 1;
+            break;
+        case 'u':
+            if (parse_unit(optarg, &unit))
+                return fnp_cli_usage_error("report", "--unit wants s, ms, us or ns, not '%s'",
+                                           optarg);
+            break;
+        case 'M':
+            meta = 0;
             break;
         case 'h':
             usage(stdout);
@@ -481,11 +596,22 @@ int fnp_cmd_report(int argc, char **argv)
     if (fnp_cli_load("report", path, &p, &st))
         return FNP_EXIT_FAILURE;
     r.p = &p;
+    if (unit && p.tree_kind == FNP_TREE_CALLS) {
+        /* docs: a count-only run's "seconds" are calls; ms of calls would mean nothing. */
+        fnp_cli_error("report",
+                      "%s: note: a count-only profile, whose times are calls: "
+                      "--unit %s ignored",
+                      path, unit->word);
+        unit = NULL;
+    }
+    r.unit = unit;
     int rc = FNP_EXIT_OK;
     if (report_prepare(&r)) {
         fnp_cli_error("report", "%s: out of memory", path);
         rc = FNP_EXIT_FAILURE;
     } else {
+        if (meta)
+            print_meta(&p);
         print_header(&r, path, &st);
         print_stats(&r, limit);
         if (callers)

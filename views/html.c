@@ -1,11 +1,11 @@
 /*
  * html: one self-contained HTML file, a report to open from a CI artifact or a copied file:
- * the pstats table (sortable, filterable), an icicle chart of the calling-context tree (one
- * root per thread under "all" when there are several; click a frame to zoom) and the
- * selected function's callers and callees with cProfile's edge numbers. No server and no
- * network: the page's style and script (views/html/, embedded at build time) and the
- * profile, as one JSON object, are all inline, and the page's content security policy
- * forbids loading anything else.
+ * the run's metadata in its header, the pstats table (sortable, filterable), an icicle
+ * chart of the calling-context tree (one root per thread under "all" when there are
+ * several; click a frame to zoom) and the selected function's callers and callees with
+ * cProfile's edge numbers. No server and no network: the page's style and script
+ * (views/html/, embedded at build time) and the profile, as one JSON object, are all
+ * inline, and the page's content security policy forbids loading anything else.
  *
  * The JSON is columnar, one array of numbers per field rather than an object per node, so
  * that a tree of 500k nodes stays a few MB and parses in tens of milliseconds; the script
@@ -14,7 +14,9 @@
  * less its children's, exact, and converts once.
  *
  *   {"title": "...", "unit": "ns" | "calls", "tick": ns (or calls) per tick,
- *    "rebuilt": 0 | 1, "threads": ["thread 1", ...], "files": ["a.c", ...],
+ *    "rebuilt": 0 | 1, "threads": ["thread 1", ...],
+ *    "meta": [["program", "/usr/bin/app"], ...],   (the run's metadata, in order)
+ *    "files": ["a.c", ...],
  *    "funcs": {"file": [index into files], "line": [], "name": [], "nc": [], "pc": [],
  *              "tt": [], "ct": []},                 (pstats numbers; tt, ct in seconds)
  *    "labels": [[func, "name [file:line]"], ...],    (where the name alone is ambiguous)
@@ -251,6 +253,16 @@ int fnp_view_html(const struct fnp_profile *p, const struct fnp_view_opts *opts,
         if (i)
             fnp_sink_puts(s, ",");
         fnp_json_string(s, p->threads[i]);
+    }
+    /* Keys and values are the program's strings: JSON-escaped here (no "</script>"), set
+     * as text, never markup, by the script. */
+    fnp_sink_puts(s, "],\n\"meta\":[");
+    for (size_t i = 0; i < p->nmeta; i++) {
+        fnp_sink_puts(s, i ? ",[" : "[");
+        fnp_json_string(s, p->meta[i].key);
+        fnp_sink_puts(s, ",");
+        fnp_json_string(s, p->meta[i].value);
+        fnp_sink_puts(s, "]");
     }
     fnp_sink_puts(s, "],\n");
     int err = write_files(o, p, file_of);

@@ -189,15 +189,18 @@ def tolerance(t, rel=1e-9):
 
 def decl_lines(c_path):
     """{name: line} for the functions defined in a C source written in house style: the line
-    with the function's name starts at column 0 and does not end in ';'."""
+    with the function's name starts at column 0 and does not end in ';'. Named regions
+    (FNPROF_REGION("name"), fnprof_region_begin("name")) count as functions of that name at
+    the macro's line, which is their key's."""
     with open(c_path, encoding="utf-8") as f:
         lines = f.read().splitlines()
     pattern = re.compile(r"^[A-Za-z_][^;=]*?\b([A-Za-z_]\w*)\s*\(")
+    region = re.compile(r"\b(?:FNPROF_REGION|fnprof_region_begin)\(\"([^\"]*)\"\)")
     attribute = re.compile(r"__attribute__\s*\(\(.*?\)\)\s*")
     found = {}
     for number, line in enumerate(lines, 1):
-        m = pattern.match(attribute.sub("", line))
-        if not m or line.rstrip().endswith(";"):
+        m = region.search(line) or pattern.match(attribute.sub("", line))
+        if not m or (line.rstrip().endswith(";") and not region.search(line)):
             continue
         name = m.group(1)
         if name in found:
@@ -222,17 +225,25 @@ def check_c_keys(c_names, c_source, lines):
     return bad
 
 
+def plain_name(name):
+    """A C++ function's name without its parameter list: leaf(int) -> leaf."""
+    m = re.match(r"^([A-Za-z_]\w*)\(.*\)$", name)
+    return m.group(1) if m else name
+
+
 def by_name(stats, which):
-    """{name: key} for the keys not in '~'; two keys with one name is an error."""
+    """{name: key} for the keys not in '~' (C++ names without their parameters); two keys
+    with one name is an error."""
     names = {}
     dups = []
     for key in stats:
         if key[0] == BUILTIN_FILE:
             continue
-        if key[2] in names:
+        name = plain_name(key[2])
+        if name in names:
             dups.append("%s: two keys named %s: %s and %s"
-                        % (which, key[2], fmt_key(names[key[2]]), fmt_key(key)))
-        names[key[2]] = key
+                        % (which, name, fmt_key(names[name]), fmt_key(key)))
+        names[name] = key
     return names, dups
 
 
@@ -246,7 +257,7 @@ def counts(stats, names):
         for caller, (e_ncalls, e_pcalls, _, _) in callers.items():
             if caller[0] == BUILTIN_FILE:
                 continue
-            edges[(caller[2], name)] = (e_ncalls, e_pcalls)
+            edges[(plain_name(caller[2]), name)] = (e_ncalls, e_pcalls)
     return funcs, edges
 
 

@@ -2,11 +2,12 @@
 """An independent reader of the calling-context tree fnprof keeps after the pstats dict.
 
 Written from docs/tree-format.md, not from profile/tree_read.c, so that the tests compare
-two readings of the format. Also rebuilds cProfile's numbers from the tree, as a second
-derivation beside profile/model.c, and writes made-up profiles for the views' tests
-(build, encode):
+two readings of the format (versions 1 and 2: the run's metadata). Also rebuilds cProfile's
+numbers from the tree, as a second derivation beside profile/model.c, and writes made-up
+profiles for the views' tests (build, encode):
 
-    python3 fnptree.py FILE.prof      # prints the tree; exit 1 if it does not match the dict
+    python3 fnptree.py FILE.prof      # prints the metadata and the tree; exit 1 if the
+                                      # tree does not match the dict
 
 python3 standard library only.
 """
@@ -19,7 +20,9 @@ import zlib
 
 MAGIC = b"FNPTREE\n"
 HEADER = 44
-KIND_TIME, KIND_CALLS = 1, 2
+VERSIONS = (1, 2)
+KIND_NONE, KIND_TIME, KIND_CALLS = 0, 1, 2  # KIND_NONE: metadata alone (version 2)
+MAX_META, MAX_META_KEY, MAX_META_VALUE = 4096, 256, 4096
 PROCESS_KEY = ("~", 0, "<process>")
 
 
@@ -36,11 +39,13 @@ class Node:
 
 
 class Tree:
-    """kind (KIND_TIME or KIND_CALLS), tick_seconds, threads (names), nodes (pre-order,
-    children linked)."""
+    """kind (KIND_TIME or KIND_CALLS; KIND_NONE for a trailer of metadata alone, with no
+    thread and no node), tick_seconds, threads (names), nodes (pre-order, children linked),
+    meta ([(key, value)] in the file's order, str)."""
 
-    def __init__(self, kind, tick_seconds, threads, nodes):
+    def __init__(self, kind, tick_seconds, threads, nodes, meta=None):
         self.kind, self.tick_seconds, self.threads, self.nodes = kind, tick_seconds, threads, nodes
+        self.meta = list(meta or [])
 
     def seconds(self, ticks):
         return ticks * self.tick_seconds
@@ -88,26 +93,51 @@ def _sleb(data, pos):
             return value, pos
 
 
-def read(path):
-    """Returns (stats dict, Tree or None). Raises TreeError for a damaged tree."""
+def read_all(path):
+    """Returns (stats dict, Tree or None, metadata [(key, value)]): the tree None when the
+    file has none (no trailer, or one of metadata alone). Raises TreeError for a damaged
+    trailer."""
     with open(path, "rb") as f:
         data = f.read()
     stream = io.BytesIO(data)
     stats = marshal.load(stream)
     end = stream.tell()
     if end == len(data):
-        return stats, None
-    return stats, parse(stats, data[:end], data[end:])
+        return stats, None, []
+    tree = parse(stats, data[:end], data[end:])
+    return stats, (None if tree.kind == KIND_NONE else tree), tree.meta
+
+
+def read(path):
+    """Returns (stats dict, Tree or None). Raises TreeError for a damaged tree."""
+    stats, tree, _ = read_all(path)
+    return stats, tree
+
+
+def read_meta(path):
+    """The file's metadata, [(key, value)] in order; [] when it has none."""
+    return read_all(path)[2]
+
+
+def _text(body, pos, least, most, what):
+    n, pos = _uleb(body, pos)
+    if not least <= n <= most or pos + n > len(body):
+        raise TreeError("%d bytes of %s" % (n, what))
+    raw = body[pos:pos + n]
+    if b"\0" in raw:
+        raise TreeError("a NUL in %s" % what)
+    return raw.decode("utf-8", "replace"), pos + n
 
 
 def parse(stats, dict_bytes, trailer):
+    """The trailer as a Tree; a trailer of metadata alone is a Tree of kind KIND_NONE."""
     if len(trailer) < HEADER or trailer[:8] != MAGIC:
         raise TreeError("no FNPTREE header")
     (version, kind, nfuncs, dict_crc, body_len, body_crc,
      tick_seconds) = struct.unpack_from("<IIIIQId", trailer, 8)
-    if version != 1:
+    if version not in VERSIONS:
         raise TreeError("version %d" % version)
-    if kind not in (KIND_TIME, KIND_CALLS):
+    if kind not in (KIND_TIME, KIND_CALLS) and not (kind == KIND_NONE and version >= 2):
         raise TreeError("unit %d" % kind)
     if not 0 < tick_seconds < 1e6:
         raise TreeError("a tick of %r seconds" % tick_seconds)
@@ -122,6 +152,17 @@ def parse(stats, dict_bytes, trailer):
     if body_crc != zlib.crc32(body):
         raise TreeError("body checksum")
     pos = 0
+    meta = []
+    if version >= 2:
+        nmeta, pos = _uleb(body, pos)
+        if nmeta > MAX_META:
+            raise TreeError("%d metadata pairs" % nmeta)
+        for _ in range(nmeta):
+            key, pos = _text(body, pos, 1, MAX_META_KEY, "a metadata key")
+            value, pos = _text(body, pos, 0, MAX_META_VALUE, "a metadata value")
+            meta.append((key, value))
+        if len({k for k, _ in meta}) != len(meta):
+            raise TreeError("a metadata key twice")
     nthreads, pos = _uleb(body, pos)
     threads = []
     for _ in range(nthreads):
@@ -129,6 +170,8 @@ def parse(stats, dict_bytes, trailer):
         threads.append(body[pos:pos + n].decode("utf-8", "replace"))
         pos += n
     nnodes, pos = _uleb(body, pos)
+    if kind == KIND_NONE and (nthreads or nnodes):
+        raise TreeError("kind 0 with %d threads and %d nodes" % (nthreads, nnodes))
     nodes = []
     for i in range(nnodes):
         node = Node()
@@ -155,7 +198,7 @@ def parse(stats, dict_bytes, trailer):
         nodes.append(node)
     if pos != len(body):
         raise TreeError("%d bytes after the last node" % (len(body) - pos))
-    return Tree(kind, tick_seconds, threads, nodes)
+    return Tree(kind, tick_seconds, threads, nodes, meta)
 
 
 def build(kind, tick_seconds, threads, keys, rows):
@@ -193,12 +236,29 @@ def _put_sleb(v, out):
             return
 
 
-def encode(stats, tree):
+def _put_text(text, out):
+    raw = text if isinstance(text, bytes) else text.encode()
+    _put_uleb(len(raw), out)
+    out += raw
+
+
+def encode(stats, tree, meta=None, version=2):
     """The bytes of a profile file: stats marshalled, then tree (whose keys are stats keys)
-    as the trailer docs/tree-format.md lays out. Thread names may be str or bytes."""
+    as the trailer docs/tree-format.md lays out, with meta ([(key, value)], str or bytes;
+    default tree.meta). tree None: a trailer of metadata alone (kind 0). version 1 writes
+    no metadata. Thread names may be str or bytes."""
     dict_bytes = marshal.dumps(stats)
     position = {k: i for i, k in enumerate(stats)}
+    if meta is None:
+        meta = tree.meta if tree is not None else []
+    if tree is None:
+        tree = Tree(KIND_NONE, 1.0, [], [])
     body = bytearray()
+    if version >= 2:
+        _put_uleb(len(meta), body)
+        for key, value in meta:
+            _put_text(key, body)
+            _put_text(value, body)
     _put_uleb(len(tree.threads), body)
     for name in tree.threads:
         raw = name if isinstance(name, bytes) else name.encode()
@@ -214,7 +274,7 @@ def encode(stats, tree):
             _put_uleb(v, body)
         _put_sleb(node.back, body)
         _put_uleb(node.flags, body)
-    head = MAGIC + struct.pack("<IIIIQId", 1, tree.kind, len(stats), zlib.crc32(dict_bytes),
+    head = MAGIC + struct.pack("<IIIIQId", version, tree.kind, len(stats), zlib.crc32(dict_bytes),
                                len(body), zlib.crc32(bytes(body)), tree.tick_seconds)
     return dict_bytes + head + bytes(body)
 
@@ -288,8 +348,11 @@ def _close(a, b):
 
 
 def check(stats, tree):
-    """Problems (strings) where the tree's derivation differs from the dict."""
+    """Problems (strings) where the tree's derivation differs from the dict; none for a
+    trailer of metadata alone, which has no tree to differ."""
     problems = []
+    if tree.kind == KIND_NONE:
+        return problems
     derived = derive(tree)
     for key, value in stats.items():
         if key[0] == "~" and key[2].startswith("<fnprof:"):
@@ -323,10 +386,12 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     try:
-        stats, tree = read(argv[1])
+        stats, tree, meta = read_all(argv[1])
     except (TreeError, EOFError, ValueError) as e:
         print("%s: %s" % (argv[1], e), file=sys.stderr)
         return 1
+    for key, value in meta:
+        print("%s: %s" % (key, value))
     if tree is None:
         print("%s: no tree" % argv[1])
         return 1

@@ -156,6 +156,8 @@ def main(argv=None):
 def run_case(args):
     progs = os.path.abspath(args.progs_dir)
     c_source = os.path.join(progs, args.prog + ".c")
+    if not os.path.isfile(c_source) and os.path.isfile(os.path.join(progs, args.prog + ".cc")):
+        c_source = os.path.join(progs, args.prog + ".cc")  # C++: --cc names g++ or clang++
     py_source = os.path.join(progs, args.prog + ".py")
     lib_dir = os.path.abspath(args.lib_dir)
     libfnprof = os.path.join(lib_dir, "libfnprof.so")
@@ -179,8 +181,10 @@ def run_case(args):
     instrumented = os.path.join(workdir, args.prog)
     prof = os.path.join(workdir, args.prog + ".prof")
 
+    # The plain build compiles fnprof.h's calls away, as a user's release build would.
     if args.check != "timing":
-        compile_prog(cc, args, progs, source, plain, [])
+        compile_prog(cc, args, progs, source, plain,
+                     ["-I", os.path.abspath(args.include_dir), "-DFNPROF_DISABLE"])
     fnprof_flags = ["-finstrument-functions", "-I", os.path.abspath(args.include_dir)]
     libs = []
     if args.mode == "link":

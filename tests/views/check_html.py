@@ -11,12 +11,15 @@ must log no error and request nothing, and must show:
     and callees with the dict's edge numbers; hovering shows its numbers;
   - a click on a column header re-sorts, typing in the filter box filters;
   - the CPython file's (rebuilt) paths under a banner saying they are estimates;
+  - the run's metadata in the header, key by key, as text (values with markup in them);
   - a large profile (tests/views/html/bigprof.py: 250k paths, 3000 functions, 1500 deep)
     loading within --max-load-ms, only visible frames and the first rows drawn.
 The checks must reject a wrong page: a count and a path changed in the JSON are caught.
 Skips (77) when no chromium is installed. python3 standard library only.
 """
+import io
 import json
+import marshal
 import os
 import pstats
 import re
@@ -65,7 +68,9 @@ def close(a, b):
     return abs(a - b) <= 1e-9 + 1e-9 * max(abs(a), abs(b))
 
 
-def check_data(v, name, d, stats, tree, rebuilt):
+def check_data(v, name, d, stats, tree, rebuilt, meta=()):
+    v.check(d.get("meta") == [[k, x] for k, x in meta], "%s: metadata %r, the file's %r"
+            % (name, d.get("meta"), meta))
     keys = data_keys(d)
     f = d["funcs"]
     v.check(sorted(keys) == sorted(stats), "%s: functions differ from the dict" % name)
@@ -307,14 +312,48 @@ def check_edges(v, name, page, stats, key, count):
                             name, table, k[2], key[2], r[:3], want[k]))
 
 
+META_JS = """(() => {
+  const dl = document.getElementById('meta');
+  if (!dl) return null;
+  return {hidden: dl.hidden || dl.getBoundingClientRect().height === 0,
+          pairs: [...dl.children].map(d => [d.querySelector('dt').textContent,
+                                            d.querySelector('dd').textContent]),
+          markup: dl.querySelectorAll('dd *, dt *').length};
+})()"""
+
+
+def check_meta(v, name, page, meta):
+    """The header shows the file's metadata, in order, as text; nothing when it has none."""
+    got = page.eval(META_JS)
+    if not v.check(got is not None, "%s: no metadata list in the page" % name):
+        return
+    if meta:
+        v.check(not got["hidden"], "%s: the metadata is hidden" % name)
+        v.check(got["pairs"] == [[k, x] for k, x in meta], "%s: metadata shown %r, the file's "
+                "%r" % (name, got["pairs"], meta))
+        v.check(got["markup"] == 0, "%s: a metadata value became markup" % name)
+    else:
+        v.check(got["hidden"] and not got["pairs"], "%s: metadata shown for a file without: %r"
+                % (name, got))
+
+
+def with_meta(data, meta):
+    """A profile file's bytes (fnptree.encode's) with meta in its trailer."""
+    stream = io.BytesIO(data)
+    stats = marshal.load(stream)
+    end = stream.tell()
+    return fnptree.encode(stats, fnptree.parse(stats, data[:end], data[end:]), meta)
+
+
 def check_page(v, name, page, html_path, prof, screenshot=None):
     """Everything a reader of the report relies on, for one fnprof profile with a tree."""
-    stats, tree = fnptree.read(prof)
+    stats, tree, meta = fnptree.read_all(prof)
     count = tree.kind == fnptree.KIND_CALLS
     page.navigate("file://" + html_path)
     for p in page.problems():
         v.check(False, "%s: %s" % (name, p))
     seen = len(page.events)
+    check_meta(v, name, page, meta)
     v.check(page.eval("document.getElementById('banner').hidden"),
             "%s: the rebuilt-paths banner shows for a tree of its own" % name)
     frames = check_chart(v, name, page, stats, tree)
@@ -400,6 +439,7 @@ def check_rebuilt(v, page, html_path, prof):
     page.navigate("file://" + html_path)
     for p in page.problems():
         v.check(False, "paths-py: %s" % p)
+    check_meta(v, "paths-py", page, [])
     banner = page.eval("(b => b.hidden ? '' : b.textContent)(document.getElementById('banner'))")
     v.check("rebuilt from caller edges" in banner and "estimates" in banner,
             "paths-py: no banner about estimated paths: %r" % banner)
@@ -408,6 +448,12 @@ def check_rebuilt(v, page, html_path, prof):
             "paths-py: no frame main;a;c;d")
     check_table(v, "paths-py", page, stats, False)
 
+
+# Values a page must show as they are: markup, quotes, a newline, a long path, no value.
+ODD_META = [("program", "/very/long/" + "directory/" * 30 + "app"), ("pid", "4242"),
+            ("start", "2026-11-24T19:14:49Z"),
+            ("note", '</script><img src=x onerror="window.pwned=2"> & \'q\'\nline 2'),
+            ("caf\u00e9 <key>", ""), ("empty", "")]
 
 ODD_NAMES = ['</script><img src=x onerror="window.pwned=1">', "a & b <c> \"q\" 'r'",
              "operator<<(std::ostream&)", "na\u00efve_\u03bb\u2028line", "dup", "dup"]
@@ -424,20 +470,24 @@ def check_odd(v, a, page):
     raw = [(m, None, 0, 1, 100)]
     raw += [(0, 0, 0, 2, 300), (1, 1, 0, 3, 200), (2, 2, 0, 4, 100)]
     raw += [(i, 0, 0, 1, 500) for i in range(3, len(ODD_NAMES))]
-    for name, data in (("odd", bigprof.encode(keys, raw, ["thread 1"])),
+    for name, data in (("odd", with_meta(bigprof.encode(keys, raw, ["thread 1"]), ODD_META)),
                        ("empty", bigprof.encode(keys[:1], [], ["thread 1"]))):
         prof = os.path.join(a.workdir, name + ".prof")
         html = os.path.join(a.workdir, name + ".html")
         with open(prof, "wb") as f:
             f.write(data)
         viewlib.convert(a.fnprof, prof, "html", out=html)
-        stats, tree = fnptree.read(prof)
-        check_data(v, name, embedded(open(html, encoding="utf-8").read()), stats, tree, False)
+        stats, tree, meta = fnptree.read_all(prof)
+        v.check(meta == (ODD_META if name == "odd" else []), "%s: fnptree reads metadata %r"
+                % (name, meta))
+        check_data(v, name, embedded(open(html, encoding="utf-8").read()), stats, tree, False,
+                   meta)
         page.navigate("file://" + html)
         for p in page.problems():
             v.check(False, "%s: %s" % (name, p))
         v.check(page.eval("window.pwned === undefined && !document.querySelector('#app img')"),
-                "%s: a function's name became markup" % name)
+                "%s: a function's name or a metadata value became markup" % name)
+        check_meta(v, name, page, meta)
         check_table(v, name, page, stats, False)
         if tree.nodes:
             check_chart(v, name, page, stats, tree)
@@ -498,10 +548,10 @@ def check_big(v, a, page):
 
 
 def self_check(v, a, page):
-    """The checks reject a page whose numbers or paths are wrong."""
+    """The checks reject a page whose numbers, paths or metadata are wrong."""
     prof = os.path.join(a.workdir, "paths.prof")
     html = open(os.path.join(a.workdir, "paths.html"), encoding="utf-8").read()
-    stats, tree = fnptree.read(prof)
+    stats, tree, meta = fnptree.read_all(prof)
     d = embedded(html)
     names = d["funcs"]["name"]
     # 1: c's ncalls one more.
@@ -514,9 +564,12 @@ def self_check(v, a, page):
     for i, f in enumerate(t["func"]):
         if f in (a_i, b_i) and t["up"][i] and t["func"][i - t["up"][i]] == names.index("main"):
             t["func"][i] = b_i if f == a_i else a_i
-    for label, data in (("ncalls", bad), ("path", bad2)):
+    # 3: a metadata value changed (or a pair added, for a file without).
+    bad3 = json.loads(json.dumps(d))
+    bad3["meta"] = [[k, x + "!"] for k, x in bad3["meta"]] or [["pid", "1"]]
+    for label, data in (("ncalls", bad), ("path", bad2), ("metadata", bad3)):
         probe = viewlib.Verdict("self-check")
-        check_data(probe, "bad " + label, data, stats, tree, False)
+        check_data(probe, "bad " + label, data, stats, tree, False, meta)
         v.check(probe.problems, "the JSON check accepts a wrong %s" % label)
         path = os.path.join(a.workdir, "paths-bad-%s.html" % label)
         with open(path, "w", encoding="utf-8") as f:
@@ -526,6 +579,7 @@ def self_check(v, a, page):
         frames, _, _ = read_frames(page)
         shape(probe, "bad " + label, frames)
         check_table(probe, "bad " + label, page, stats, False)
+        check_meta(probe, "bad " + label, page, meta)
         v.check(probe.problems, "the page checks accept a wrong %s" % label)
 
 
@@ -538,9 +592,9 @@ def main():
         out = os.path.join(a.workdir, base + ".html")
         r = viewlib.convert(a.fnprof, prof, "html", out=out)
         htmls[base] = out
-        stats, tree = fnptree.read(prof)
+        stats, tree, meta = fnptree.read_all(prof)
         d = embedded(open(out, encoding="utf-8").read())
-        check_data(v, base, d, stats, tree, base == "paths-py")
+        check_data(v, base, d, stats, tree, base == "paths-py", meta)
         if base == "paths-py":
             err = r.stderr.decode()
             v.check("rebuilt from caller edges" in err, "paths-py: no note on stderr: %r" % err)

@@ -4,7 +4,8 @@
  * The data, one JSON object in the script element "fnprof-data" (application/json),
  * columnar so that a tree of 500k nodes parses in tens of milliseconds (html.c says more):
  *   title, unit ("ns", or "calls" for a count-only profile), tick (ns or calls per tick),
- *   rebuilt (0/1), threads[], files[], funcs {file (index into files), line, name, nc, pc,
+ *   rebuilt (0/1), threads[], meta [[key, value]] (the run's: program, pid, start, ...),
+ *   files[], funcs {file (index into files), line, name, nc, pc,
  *   tt, ct}, labels [[func, short label]] where the name alone is ambiguous, edges [caller,
  *   callee, nc, pc, tt, ct, ...] flat, tree {func, up (0: a root, else the distance back to
  *   the parent), thread (one per root, in order), calls, incl (ticks)}.
@@ -153,6 +154,7 @@
   <div class="brand">fnprof</div>
   <h1 id="title"></h1>
   <p id="summary"></p>
+  <dl id="meta" class="meta" aria-label="Run" hidden></dl>
 </header>
 <div id="banner" class="banner" role="note" hidden></div>
 <section id="flame" aria-label="Call tree">
@@ -204,6 +206,20 @@
                : " in " + sec(ttAll) + " seconds") +
         " \u00b7 " + group(nf) + " functions \u00b7 " + group(n) + " call paths" +
         (nth > 1 ? " \u00b7 " + nth + " threads" : "");
+    /* The run's metadata: the program's own strings, so text nodes, never markup. */
+    if (D.meta && D.meta.length) {
+        const dl = $("meta");
+        for (const [k, v] of D.meta) {
+            const item = document.createElement("div");
+            const dt = document.createElement("dt");
+            const dd = document.createElement("dd");
+            dt.textContent = k;
+            dd.textContent = v;
+            item.append(dt, dd);
+            dl.appendChild(item);
+        }
+        dl.hidden = false;
+    }
     if (D.rebuilt) {
         const b = $("banner");
         b.hidden = false;

@@ -1,0 +1,223 @@
+/*
+ * The controls a program or its environment has over recording: pause and resume
+ * (fnprof_pause, PROF_START=paused), the step schedule (PROF_SCHEDULE, fnprof_step), resets
+ * (fnprof_reset) and every dump but the crash path's. They all meet here because they all
+ * decide two things under one lock: the mode bits of fnp_recording, which the hooks read,
+ * and the baseline a dump subtracts (snapshot.c).
+ *
+ * Paused, fnp_recording holds FNP_ON | FNP_ON_PAUSED and no other mode bit, so that every
+ * hook pair takes its cold path, where an enter pushes a ghost (runtime.h) and an exit pops
+ * one or closes a call that was open when the pause began. What that means for the
+ * numbers is in docs/controls.md.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime.h"
+#include "schedule.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Written under lock. */
+static uint64_t modes;    /* FNP_ON and the clock's and trace's bits: recording's own */
+static int user_paused;   /* fnprof_pause, PROF_START=paused */
+static int schedule_none; /* the schedule's current step is NONE */
+static int have_schedule;
+static struct fnp_schedule schedule;
+static uint64_t step;
+static uint64_t cycles_written;
+static struct fnp_baseline base; /* what a dump leaves out; empty: nothing */
+static int have_base;
+
+/* Sets fnp_recording's mode bits, keeping the module generation; never revives it once
+ * the exit dump has cleared it. */
+static void apply(void)
+{
+    uint64_t want = user_paused || schedule_none ? FNP_ON | FNP_ON_PAUSED : modes;
+    uint64_t rec = __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED);
+    while (rec && !__atomic_compare_exchange_n(&fnp_recording, &rec, (rec & ~FNP_ON_BITS) | want, 1,
+                                               __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+        ;
+}
+
+int fnp_control_init(uint64_t recording_modes)
+{
+    modes = recording_modes;
+    const char *start = fnp_config.start;
+    if (start && *start) {
+        if (strcmp(start, "paused") == 0)
+            user_paused = 1;
+        else if (strcmp(start, "running") != 0)
+            fnp_log("PROF_START=%s: expected 'paused' or 'running'; running", start);
+    }
+    if (fnp_config.schedule && *fnp_config.schedule) {
+        char why[160];
+        if (fnp_schedule_parse(fnp_config.schedule, &schedule, why, sizeof(why)) == 0) {
+            have_schedule = 1;
+            schedule_none = fnp_schedule_action(&schedule, 0) == FNP_STEP_NONE;
+        } else {
+            fnp_log("PROF_SCHEDULE=%s: %s; recording every step", fnp_config.schedule, why);
+        }
+    }
+    return user_paused || schedule_none ? (int)(FNP_ON | FNP_ON_PAUSED) : (int)modes;
+}
+
+uint64_t fnp_control_modes(void)
+{
+    return user_paused || schedule_none ? FNP_ON | FNP_ON_PAUSED : modes;
+}
+
+/* A cycle's file: %n in PROF_OUTPUT, else ".cycle<n>" appended (env.c). */
+static int dump_locked(const char *path, uint64_t cycle, int quiet, int reset)
+{
+    struct fnp_baseline next = {0};
+    struct fnp_dump_opts o = {.quiet = quiet,
+                              .cycle = cycle,
+                              .since = have_base ? &base : NULL,
+                              .next = reset ? &next : NULL};
+    int rc = fnp_dump(path, &o);
+    if (reset && o.next_taken) {
+        fnp_baseline_free(&base);
+        base = next;
+        have_base = 1;
+    } else {
+        fnp_baseline_free(&next);
+    }
+    return rc;
+}
+
+static void reset_locked(void)
+{
+    struct fnp_baseline next = {0};
+    struct fnp_snapshot s;
+    if (fnp_snapshot_take(&s, fnp_clock_now(), NULL, &next) == 0) {
+        fnp_baseline_free(&base);
+        base = next;
+        have_base = 1;
+    } else {
+        fnp_log("out of memory: fnprof_reset did not clear the profile");
+        fnp_baseline_free(&next);
+    }
+    fnp_snapshot_free(&s);
+}
+
+static int cycle_dump_locked(uint64_t cycle, int reset)
+{
+    char *path = fnp_env_path(fnp_config.output, cycle);
+    if (!path) {
+        fnp_log("out of memory; cycle %llu not written", (unsigned long long)cycle);
+        return -ENOMEM;
+    }
+    int rc = dump_locked(path, cycle, fnp_config.quiet, reset);
+    if (rc == 0)
+        cycles_written++;
+    free(path);
+    return rc;
+}
+
+void fnp_control_pause(int paused)
+{
+    pthread_mutex_lock(&lock);
+    user_paused = paused;
+    apply();
+    pthread_mutex_unlock(&lock);
+}
+
+void fnp_control_step(void)
+{
+    pthread_mutex_lock(&lock);
+    if (!__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED) || !have_schedule) {
+        step++;
+        pthread_mutex_unlock(&lock);
+        return;
+    }
+    enum fnp_step_action was = fnp_schedule_action(&schedule, step);
+    enum fnp_step_action now = fnp_schedule_action(&schedule, step + 1);
+    if (was == FNP_STEP_RECORD_AND_SAVE)
+        cycle_dump_locked(fnp_schedule_cycle(&schedule, step), 1);
+    step++;
+    /* Recording starts afresh where a cycle's warmup or its active steps begin: what came
+     * before (the warmup, or calls of NONE steps still open) is not the cycle's. A saved
+     * cycle's dump took its baseline already. */
+    if ((now == FNP_STEP_WARMUP && was != FNP_STEP_WARMUP) ||
+        ((now == FNP_STEP_RECORD || now == FNP_STEP_RECORD_AND_SAVE) && was != FNP_STEP_RECORD &&
+         was != FNP_STEP_RECORD_AND_SAVE))
+        reset_locked();
+    schedule_none = now == FNP_STEP_NONE;
+    apply();
+    pthread_mutex_unlock(&lock);
+}
+
+void fnp_control_reset(void)
+{
+    pthread_mutex_lock(&lock);
+    if (__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED))
+        reset_locked();
+    pthread_mutex_unlock(&lock);
+}
+
+int fnp_control_dump(const char *path, int quiet)
+{
+    pthread_mutex_lock(&lock);
+    int rc = dump_locked(path, 0, quiet, 0);
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+void fnp_control_exit(void)
+{
+    pthread_mutex_lock(&lock);
+    if (!__atomic_exchange_n(&fnp_recording, 0, __ATOMIC_ACQ_REL)) {
+        pthread_mutex_unlock(&lock);
+        return;
+    }
+    if (have_schedule) {
+        enum fnp_step_action a = fnp_schedule_action(&schedule, step);
+        if (a == FNP_STEP_RECORD || a == FNP_STEP_RECORD_AND_SAVE)
+            cycle_dump_locked(fnp_schedule_cycle(&schedule, step), 0);
+        else if (cycles_written == 0)
+            fnp_log("PROF_SCHEDULE: the program ended at step %llu (%s) before any active "
+                    "step: no profile written",
+                    (unsigned long long)step, fnp_step_action_name(a));
+    } else {
+        char *path = fnp_env_path(fnp_config.output, 0);
+        if (path)
+            dump_locked(path, 0, fnp_config.quiet, 0);
+        else
+            fnp_log("out of memory; profile not written");
+        free(path);
+    }
+    fnp_trace_finish();
+    pthread_mutex_unlock(&lock);
+}
+
+uint64_t fnp_control_steps(void)
+{
+    return step;
+}
+
+/* fork: the lock must not be held by a thread that does not exist in the child. */
+static void before_fork(void)
+{
+    pthread_mutex_lock(&lock);
+}
+
+static void after_fork(void)
+{
+    pthread_mutex_unlock(&lock);
+}
+
+static void after_fork_child(void)
+{
+    /* The parent's baseline names the parent's nodes: the child's tree is new. */
+    fnp_baseline_free(&base);
+    have_base = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+void fnp_control_atfork(void)
+{
+    pthread_atfork(before_fork, after_fork, after_fork_child);
+}

@@ -1,0 +1,269 @@
+/*
+ * PROF_TRACE: a timeline of every recorded call, written at exit as a Chrome trace
+ * (profile/trace_write.c, docs/trace.md). A call is kept when it ends, as (node, start,
+ * end), in chunks of the thread's own: the exit hook stores three words and bumps a
+ * pointer. The calls kept are bounded by PROF_TRACE_EVENTS over all threads; past it,
+ * calls are counted as dropped, which the file and stderr say. The pstats numbers do not
+ * depend on any of this.
+ *
+ * A thread's state is not handed to a later thread while tracing (thread.c), so that each
+ * state's calls are one thread's track.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+#define CHUNK_EVENTS 4096
+#define DEFAULT_EVENTS 1000000
+
+struct fnp_trace_chunk {
+    struct fnp_trace_chunk *next;
+    size_t n; /* records in use; for the newest chunk, trace_cur tells */
+    struct fnp_trace_rec recs[];
+};
+
+int fnp_tracing;
+static uint64_t budget; /* events that may still be kept */
+static uint64_t limit;
+
+int fnp_trace_init(void)
+{
+    if (fnp_clock_kind == FNP_CLOCK_NONE) {
+        fnp_log("PROF_TRACE: a count-only run (PROF_TIMER=none) has no times to draw; no "
+                "trace");
+        return -EINVAL;
+    }
+    limit = fnp_config.trace_events ? fnp_config.trace_events : DEFAULT_EVENTS;
+    budget = limit;
+    fnp_tracing = 1;
+    return 0;
+}
+
+FNP_NOINSTR void fnp_trace_add_cold(struct fnp_thread *t, const struct fnp_node *n, uint64_t t0,
+                                    uint64_t t1)
+{
+    uint64_t left = __atomic_load_n(&budget, __ATOMIC_RELAXED), take;
+    do {
+        take = left < CHUNK_EVENTS ? left : CHUNK_EVENTS;
+    } while (take && !__atomic_compare_exchange_n(&budget, &left, left - take, 1, __ATOMIC_RELAXED,
+                                                  __ATOMIC_RELAXED));
+    struct fnp_trace_chunk *c =
+        take ? fnp_pages(sizeof(*c) + take * sizeof(struct fnp_trace_rec)) : NULL;
+    if (!c) {
+        if (take) /* no memory: the events go back for other threads */
+            __atomic_add_fetch(&budget, take, __ATOMIC_RELAXED);
+        __atomic_store_n(&t->trace_dropped, t->trace_dropped + 1, __ATOMIC_RELAXED);
+        return;
+    }
+    if (t->trace_chunks)
+        t->trace_chunks->n = (size_t)(t->trace_cur - t->trace_chunks->recs);
+    c->next = t->trace_chunks;
+    t->trace_cur = c->recs;
+    t->trace_end = c->recs + take;
+    __atomic_store_n(&t->trace_chunks, c, __ATOMIC_RELEASE);
+    fnp_trace_add(t, n, t0, t1);
+}
+
+void fnp_trace_thread_ended(struct fnp_thread *t)
+{
+    prctl(PR_GET_NAME, t->name, 0, 0, 0);
+}
+
+/* The name of a thread still alive, from /proc. */
+static void live_name(int tid, char *name, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, name, len - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n < 0)
+        n = 0;
+    name[n] = 0;
+    if (n > 0 && name[n - 1] == '\n')
+        name[n - 1] = 0;
+}
+
+struct key_func {
+    uint64_t fn;
+    uint32_t func;
+};
+
+static int by_fn(const void *a, const void *b)
+{
+    const struct key_func *x = a, *y = b;
+    return x->fn < y->fn ? -1 : x->fn > y->fn;
+}
+
+/* Ticks since recording began: the trace's time 0. */
+static uint64_t since(uint64_t ticks)
+{
+    uint64_t origin = fnp_clock_origin();
+    return ticks > origin ? ticks - origin : 0;
+}
+
+/* Every kept call, and every call still open (ending now), as events whose func holds
+ * the node's key until named; the tracks, one per thread state. */
+static int collect(struct fnp_trace_event **out, size_t *nout, const struct fnp_node ***nodes,
+                   struct fnp_trace_track **tracks, size_t *ntracks, char (**names)[16],
+                   uint64_t *dropped, uint64_t now)
+{
+    size_t n = 0, nt = 0;
+    for (struct fnp_thread *t = fnp_thread_list(); t; t = t->next) {
+        nt++;
+        n += __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
+        for (struct fnp_trace_chunk *c = t->trace_chunks; c; c = c->next)
+            n += c == t->trace_chunks ? (size_t)(t->trace_cur - c->recs) : c->n;
+    }
+    struct fnp_trace_event *ev = malloc((n ? n : 1) * sizeof(*ev));
+    const struct fnp_node **nd = malloc((n ? n : 1) * sizeof(*nd));
+    struct fnp_trace_track *tr = calloc(nt ? nt : 1, sizeof(*tr));
+    char(*nm)[16] = calloc(nt ? nt : 1, sizeof(*nm));
+    *out = ev;
+    *nodes = nd;
+    *tracks = tr;
+    *names = nm;
+    if (!ev || !nd || !tr || !nm)
+        return -ENOMEM;
+    size_t k = 0, track = 0;
+    *dropped = 0;
+    for (struct fnp_thread *t = fnp_thread_list(); t; t = t->next, track++) {
+        /* Oldest chunk first and, after them, open calls innermost first: calls in the
+         * order they ended, which the writer uses to order calls of equal times. */
+        size_t nchunks = 0;
+        for (struct fnp_trace_chunk *c = t->trace_chunks; c; c = c->next)
+            nchunks++;
+        for (size_t skip = nchunks; skip-- > 0;) {
+            struct fnp_trace_chunk *c = t->trace_chunks;
+            for (size_t j = 0; j < skip; j++)
+                c = c->next;
+            size_t used = c == t->trace_chunks ? (size_t)(t->trace_cur - c->recs) : c->n;
+            for (size_t i = 0; i < used && k < n; i++, k++) {
+                ev[k] = (struct fnp_trace_event){since(c->recs[i].t0), since(c->recs[i].t1), 0,
+                                                 (uint32_t)track};
+                nd[k] = c->recs[i].node;
+            }
+        }
+        uint32_t depth = __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
+        for (uint32_t i = depth; i-- > 0 && k < n;) {
+            const struct fnp_node *node = t->frames[i].node;
+            if (!node || fnp_key_is_ghost(node->fn))
+                continue;
+            ev[k] =
+                (struct fnp_trace_event){since(t->frames[i].t0), since(now), 0, (uint32_t)track};
+            nd[k++] = node;
+        }
+        *dropped += __atomic_load_n(&t->trace_dropped, __ATOMIC_RELAXED);
+        if (t->name[0])
+            memcpy(nm[track], t->name, sizeof(nm[track]));
+        else
+            live_name(t->tid, nm[track], sizeof(nm[track]));
+        tr[track] = (struct fnp_trace_track){t->tid, nm[track][0] ? nm[track] : NULL};
+    }
+    *nout = k;
+    *ntracks = track;
+    return 0;
+}
+
+/* Names the keys of the events: one root per distinct key, built like a profile. */
+static int name_events(struct fnp_profile *prof, struct fnp_trace_event *ev,
+                       const struct fnp_node **nd, size_t n, uint8_t **is_region)
+{
+    struct key_func *keys = malloc((n ? n : 1) * sizeof(*keys));
+    if (!keys)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        keys[i] = (struct key_func){nd[i]->fn, 0};
+    qsort(keys, n, sizeof(*keys), by_fn);
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!u || keys[u - 1].fn != keys[i].fn)
+            keys[u++] = keys[i];
+    struct fnp_raw_node *roots = calloc(u ? u : 1, sizeof(*roots));
+    uint32_t *func_of = malloc((u ? u : 1) * sizeof(*func_of));
+    int rc = roots && func_of ? 0 : -ENOMEM;
+    for (size_t i = 0; i < u && !rc; i++)
+        roots[i] = (struct fnp_raw_node){.fn = keys[i].fn, .parent = FNP_NO_PARENT, .ncalls = 1};
+    struct fnp_raw raw = {
+        .nodes = roots, .n = u, .threads = 1, .tick_seconds = 1, .func_of = func_of};
+    if (!rc)
+        rc = fnp_dump_build(prof, &raw);
+    if (!rc)
+        rc = fnp_meta_fill(prof);
+    if (!rc && !(*is_region = calloc(prof->nfuncs ? prof->nfuncs : 1, 1)))
+        rc = -ENOMEM;
+    for (size_t i = 0; i < u && !rc; i++) {
+        keys[i].func = func_of[i];
+        if (fnp_key_is_region(keys[i].fn))
+            (*is_region)[func_of[i]] = 1;
+    }
+    for (size_t i = 0; i < n && !rc; i++) {
+        struct key_func key = {nd[i]->fn, 0};
+        const struct key_func *hit = bsearch(&key, keys, u, sizeof(key), by_fn);
+        ev[i].func = hit ? hit->func : 0;
+    }
+    free(keys);
+    free(roots);
+    free(func_of);
+    return rc;
+}
+
+void fnp_trace_finish(void)
+{
+    if (!fnp_tracing)
+        return;
+    uint64_t now = fnp_clock_now();
+    struct fnp_trace_event *ev = NULL;
+    const struct fnp_node **nd = NULL;
+    struct fnp_trace_track *tracks = NULL;
+    char(*names)[16] = NULL;
+    uint8_t *is_region = NULL;
+    size_t n = 0, ntracks = 0;
+    uint64_t dropped = 0;
+    struct fnp_profile prof;
+    fnp_profile_init(&prof);
+    char *path = fnp_env_path(fnp_config.trace, 0);
+    int rc = path ? collect(&ev, &n, &nd, &tracks, &ntracks, &names, &dropped, now) : -ENOMEM;
+    if (!rc)
+        rc = name_events(&prof, ev, nd, n, &is_region);
+    char exe[256];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    exe[len > 0 ? len : 0] = 0;
+    const char *base = strrchr(exe, '/');
+    struct fnp_trace tr = {.prof = &prof,
+                           .events = ev,
+                           .nevents = n,
+                           .tracks = tracks,
+                           .ntracks = ntracks,
+                           .is_region = is_region,
+                           .pid = (int)getpid(),
+                           .process = base ? base + 1 : exe,
+                           .tick_seconds = fnp_clock_tick_seconds(),
+                           .dropped = dropped,
+                           .limit = limit};
+    if (!rc)
+        rc = fnp_write_file_atomic(path, fnp_trace_write_fn, &tr);
+    if (rc)
+        fnp_log("%s: cannot write the trace: %s", path ? path : fnp_config.trace, strerror(-rc));
+    else if (dropped)
+        fnp_log("%s: the trace holds %llu calls; %llu more were not traced "
+                "(PROF_TRACE_EVENTS=%llu); the profile has them all",
+                path, (unsigned long long)(n), (unsigned long long)dropped,
+                (unsigned long long)limit);
+    else if (!fnp_config.quiet)
+        fnp_log("wrote %s (%zu calls, %zu thread%s)", path, n, ntracks, ntracks == 1 ? "" : "s");
+    fnp_profile_free(&prof);
+    free(ev);
+    free(nd);
+    free(tracks);
+    free(names);
+    free(is_region);
+    free(path);
+}

@@ -1,0 +1,29 @@
+# The Chrome trace (PROF_TRACE): the writer's unit test, the independent checker's own test,
+# and the checker run on files the writer made. include()d from tests/CMakeLists.txt.
+if(NOT TARGET PkgConfig::CHECK)
+    pkg_check_modules(CHECK REQUIRED IMPORTED_TARGET check)
+endif()
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+
+add_executable(check_trace ${CMAKE_CURRENT_LIST_DIR}/check_trace.c)
+set_target_properties(check_trace PROPERTIES C_STANDARD 11)
+target_link_libraries(check_trace PRIVATE fnp_profile PkgConfig::CHECK fnp_flags m)
+add_test(NAME unit.check_trace COMMAND check_trace)
+set_tests_properties(unit.check_trace PROPERTIES LABELS unit)
+
+# The checker must accept good traces and reject each planted fault: a checker that passes
+# everything would pass the end-to-end tests too.
+add_test(NAME unit.check_trace_py_selftest
+         COMMAND Python3::Interpreter -B ${CMAKE_CURRENT_LIST_DIR}/trace/check_trace.py --selftest)
+set_tests_properties(unit.check_trace_py_selftest PROPERTIES LABELS unit)
+
+# The writer's files (one trace complete, one cut short by the event limit) with their
+# profiles, read by the checker: JSON, nesting, thread names, one event per call.
+set(fnp_trace_work ${CMAKE_CURRENT_BINARY_DIR}/trace)
+add_test(NAME unit.check_trace_files
+         COMMAND sh -c "mkdir -p \"$2\" && \"$0\" --write \"$2\" \
+&& \"$1\" -B \"$3\" \"$2/full.json\" \"$2/full.prof\" \
+&& \"$1\" -B \"$3\" \"$2/dropped.json\" \"$2/dropped.prof\""
+                 $<TARGET_FILE:check_trace> ${Python3_EXECUTABLE} ${fnp_trace_work}
+                 ${CMAKE_CURRENT_LIST_DIR}/trace/check_trace.py)
+set_tests_properties(unit.check_trace_files PROPERTIES LABELS unit)
