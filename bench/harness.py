@@ -35,9 +35,17 @@ VARIANTS = {
 LIBS = ["-lpthread", "-lm", "-ldl"]
 
 # Every timed configuration, in the order of the table. callgrind is run apart (smaller
-# sizes: it is 20-100x slower), see Runner.side_runs.
-CONFIGS = ["base", "floor", "fnprof", "fnprof-count", "fnprof-off", "limit", "limit-notime",
-           "uftrace", "gprof"]
+# sizes: it is 20-100x slower), see Runner.side_runs; so is fnprof-trace (see TRACE_REFS).
+CONFIGS = ["base", "floor", "fnprof", "fnprof-count", "fnprof-off", "fnprof-paused",
+           "fnprof-trace", "limit", "limit-notime", "uftrace", "gprof"]
+
+# fnprof-trace keeps every call (PROF_TRACE_EVENTS above the workload's calls, so that what
+# is measured is the cost of recording, not of the bound's drop path) and writes its JSON at
+# exit, ~1.9 us and ~155 bytes per call: 37 s and 3.1 GB for tiny's 20 M calls, so the full
+# sizes would add ~25 minutes and 20 GB of writes to a run (lua, sqlite: ~170 M calls, 4 GB
+# of buffers). It runs at the "trace" size instead (2-4 M calls), and the configurations
+# its ratios need run beside it at that size, interleaved with it in the same rounds.
+TRACE_REFS = ["base", "floor", "fnprof", "limit", "uftrace"]
 
 # uftrace's fastest honest mode: --no-libcall records the same functions as every other
 # configuration (only the -finstrument-functions ones; library calls through the PLT would
@@ -48,21 +56,25 @@ CONFIGS = ["base", "floor", "fnprof", "fnprof-count", "fnprof-off", "limit", "li
 # workload. The trace goes to a directory on the same disk as fnprof's profile.
 UFTRACE = ["uftrace", "record", "--no-libcall", "--no-event"]
 
+# Events the trace may keep beyond the calls counted: a thread's last buffer takes 4,096
+# events from the budget at once, and the calls open at exit are added too.
+TRACE_SLACK = 1 << 16
+
 # The hot-path instruction counts (callgrind): base first, the reference of the others.
 IR_CONFIGS = ["base", "floor", "fnprof-off", "fnprof", "fnprof-count", "limit", "limit-notime"]
 
 
 class Workload:
-    def __init__(self, name, build, full, quick, small, uftrace_extra=(), threads=1,
+    def __init__(self, name, build, full, quick, small, trace, uftrace_extra=(), threads=1,
                  no_aslr=False, side=None, uftrace_note=""):
         self.name = name
         self.no_aslr = no_aslr
         # configurations run at another size than the others, against base at that size
-        # ({config: size}); callgrind always runs at "small"
-        self.side = {"callgrind": "small", **(side or {})}
+        # ({config: size}); callgrind always runs at "small", fnprof-trace at "trace"
+        self.side = {"callgrind": "small", "fnprof-trace": "trace", **(side or {})}
         self.uftrace_note = uftrace_note
         self.build = build  # key of the build (tiny and threads share one)
-        self.sizes = {"full": full, "quick": quick, "small": small}
+        self.sizes = {"full": full, "quick": quick, "small": small, "trace": trace}
         for config, size in (side or {}).items():
             if isinstance(size, list):
                 self.sizes[config] = size
@@ -73,29 +85,32 @@ class Workload:
 
 def workloads():
     return [
-        # fib(34): 18.5 M calls
-        Workload("fib", "fib", ["34"], ["22"], ["27"]),
+        # fib(34): 18.5 M calls (fib(30), the trace's size: 2.7 M)
+        Workload("fib", "fib", ["34"], ["22"], ["27"], ["30"]),
         # 20 M calls of a 3-instruction function
-        Workload("tiny", "tiny", ["20000000", "1"], ["200000", "1"], ["1000000", "1"]),
+        Workload("tiny", "tiny", ["20000000", "1"], ["200000", "1"], ["1000000", "1"],
+                 ["2000000", "1"]),
         # 5,000 distinct callees of one caller, 20 M calls in xorshift order. glibc's mcount
         # keeps one linked list of callees per call site and walks it on every call: gprof
         # takes ~14 us a call here (280 s for the full size), so it runs 100,000 calls
-        Workload("many", "many", ["20000000"], ["200000"], ["1000000"],
+        Workload("many", "many", ["20000000"], ["200000"], ["1000000"], ["2000000"],
                  side={"gprof": ["100000"]}),
         # 200 descents to depth 100,000 (20 M calls). uftrace records 1,024 levels by
         # default and at most 65,535 (a larger --max-stack is ignored): its hooks still run
         # on every call, but a third of the calls are not written
-        Workload("deep", "deep", ["200"], ["2"], ["10"], uftrace_extra=["--max-stack=65535"],
+        Workload("deep", "deep", ["200"], ["2"], ["10"], ["20"],
+                 uftrace_extra=["--max-stack=65535"],
                  uftrace_note="records depth <= 65,535 only (its maximum)"),
         # tiny on 2 threads, 20 M calls each
         Workload("threads", "tiny", ["20000000", "2"], ["200000", "2"], ["1000000", "2"],
-                 threads=2),
+                 ["1000000", "2"], threads=2),
         # Lua's API string cache is indexed by the address of the C string, so with ASLR the
         # calls differ by ~0.4% from run to run: Lua runs without it, always the same calls
+        # (the trace's sizes: 3.5 M calls for Lua, 3.7 M for SQLite)
         Workload("lua", "lua", ["@bench.lua", "50"], ["@bench.lua", "1"], ["@bench.lua", "2"],
-                 no_aslr=True),
+                 ["@bench.lua", "1"], no_aslr=True),
         Workload("sqlite", "sqlite", ["--memdb", "--size", "35"], ["--memdb", "--size", "1"],
-                 ["--memdb", "--size", "2"]),
+                 ["--memdb", "--size", "2"], ["--memdb", "--size", "1"]),
     ]
 
 
@@ -250,7 +265,8 @@ BASE_ENV = clean_env()
 # With ASLR off (Lua), that makes the calls identical: Lua's string cache is indexed by the
 # address of the C string, argv and getenv's strings included, and one miss more or less
 # moves its garbage collector's steps (a 50-byte variable changed the calls by 0.01%).
-RUN_VARS = ["LD_PRELOAD", "PROF_OUTPUT", "PROF_TIMER", "BENCH_MARK", "BENCH_COUNT"]
+RUN_VARS = ["LD_PRELOAD", "PROF_OUTPUT", "PROF_TIMER", "PROF_START", "PROF_TRACE",
+            "PROF_TRACE_EVENTS", "BENCH_MARK", "BENCH_COUNT"]
 ENV_SIZE = 4096
 
 

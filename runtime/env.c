@@ -51,6 +51,23 @@ static char *absolute(const char *path)
     return out;
 }
 
+/* The positive number variable name holds; 0 (its default) when unset, or when it holds
+ * something else, which is reported. */
+static uint64_t positive(const char *name)
+{
+    const char *s = secure_getenv(name);
+    if (!s || !*s)
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v == 0 || s[0] == '-') {
+        fnp_log("%s=%s: not a positive number; using the default", name, s);
+        return 0;
+    }
+    return v;
+}
+
 int fnp_env_load(void)
 {
     const char *out = secure_getenv("PROF_OUTPUT");
@@ -62,27 +79,8 @@ int fnp_env_load(void)
     fnp_config.start = secure_getenv("PROF_START");
     fnp_config.schedule = secure_getenv("PROF_SCHEDULE");
     fnp_config.dump_signal = secure_getenv("PROF_DUMP_SIGNAL");
-    const char *events = secure_getenv("PROF_TRACE_EVENTS");
-    if (events && *events) {
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(events, &end, 10);
-        if (errno || *end || v == 0 || events[0] == '-')
-            fnp_log("PROF_TRACE_EVENTS=%s: not a positive number; using the default", events);
-        else
-            fnp_config.trace_events = v;
-    }
-    const char *max = secure_getenv("PROF_MAX_NODES");
-    if (max && *max) {
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(max, &end, 10);
-        if (errno || *end || v == 0 || max[0] == '-')
-            fnp_log("PROF_MAX_NODES=%s: not a positive number; using %u", max,
-                    FNP_DEFAULT_MAX_NODES);
-        else
-            fnp_config.max_nodes = v;
-    }
+    fnp_config.trace_events = positive("PROF_TRACE_EVENTS");
+    fnp_config.max_nodes = positive("PROF_MAX_NODES");
     const char *exec_mark = secure_getenv("PROF_EXEC");
     const char *exec_colon = exec_mark ? strchr(exec_mark, ':') : NULL;
     if (exec_colon && atoi(exec_mark) == fnp_config.pid && atoi(exec_colon + 1) > 0)
