@@ -131,7 +131,8 @@ FNPROF_API void fnprof_step(void);
 FNPROF_API void fnprof_reset(void);
 
 /* A pair shown in the report's header, the HTML view and the trace (copied; a key given
- * twice keeps its last value). Returns 0, -EINVAL (NULL key or value) or -ENOMEM. */
+ * twice keeps its last value). Returns 0, -EINVAL (NULL or empty key, a key over 256 bytes,
+ * a value over 4096 bytes) or -ENOMEM. */
 FNPROF_API int fnprof_add_metadata(const char *key, const char *value);
 
 #else

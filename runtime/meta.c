@@ -31,7 +31,9 @@ void fnp_meta_init(void)
 
 FNPROF_API int fnprof_add_metadata(const char *key, const char *value)
 {
-    if (!key || !value)
+    /* The bounds the profile's trailer keeps (docs/tree-format.md). */
+    if (!key || !value || !*key || strlen(key) > FNP_TREE_MAX_META_KEY ||
+        strlen(value) > FNP_TREE_MAX_META_VALUE)
         return -EINVAL;
     int rc = 0;
     pthread_mutex_lock(&lock);

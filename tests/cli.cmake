@@ -29,6 +29,9 @@ fnp_cli_report(report_unit_s_is_pstats --unit s --callers --limit 4)
 fnp_cli_report(report_unit_ms_converts_every_time --unit ms --callers --callees --limit 4)
 fnp_cli_report(report_unit_us_converts_every_time -u us --sort tottime --limit 0)
 fnp_cli_report(report_unit_ns_converts_every_time --unit ns --callers --callees --limit 0)
+add_test(NAME cli.report_unit_leaves_count_only_calls_alone
+         COMMAND Python3::Interpreter ${fnp_cli_check} report-count-only $<TARGET_FILE:fnprof>)
+set_tests_properties(cli.report_unit_leaves_count_only_calls_alone PROPERTIES LABELS unit)
 # Metadata (a trailer fnptree.py writes): first, then pstats' text; --no-meta leaves it out.
 fnp_cli_report(report_prints_metadata_before_pstats --with-meta --callers --limit 4)
 fnp_cli_report(report_no_meta_is_pstats --with-meta --no-meta --callees --limit 4)

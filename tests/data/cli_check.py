@@ -7,6 +7,9 @@
         rebuilt from the file's dict in the unit (with_unit, below). With --with-meta,
         each file is first given metadata (a trailer of kind 0, tests/e2e/fnptree.py),
         which must come first, one "key: value" a line, unless --no-meta is given.
+    cli_check.py report-count-only FNPROF
+        fnprof report --unit ms of a count-only profile (its times are calls) says on stderr
+        that the unit does not apply, and prints what pstats prints.
     cli_check.py merge FNPROF DATADIR
         fnprof merge -o OUT A B must hold what pstats.Stats(A, B) holds.
     cli_check.py merge-meta FNPROF DATADIR
@@ -240,6 +243,27 @@ def check_merge(fnprof, datadir):
     print('%d merges hold what pstats.Stats(a, b) holds' % len(pairs))
 
 
+def check_report_count_only(fnprof):
+    keys = [('/src/m.c', 1, 'main'), ('/src/m.c', 5, 'f')]
+    tree = fnptree.build(fnptree.KIND_CALLS, 1.0, ['thread 1'], keys,
+                         [(0, None, 0, 1, 4), (1, 0, 0, 3, 3)])
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, 'count.prof')
+        with open(path, 'wb') as f:
+            f.write(fnptree.encode(fnptree.derive(tree), tree, [('clock', 'none')]))
+        r = subprocess.run([fnprof, 'report', '--unit', 'ms', '--no-meta', path],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        err = r.stderr.decode()
+        want = pstats_text(path, [], 20, False, False).encode()
+        if r.returncode or r.stdout != want:
+            fail('report --unit ms of a count-only profile: exit %d, %r, want %r'
+                 % (r.returncode, r.stdout, want))
+        if not re.match(r'^fnprof: report: .*count\.prof: note: a count-only profile.*'
+                        r'--unit ms ignored\n$', err):
+            fail('report --unit ms of a count-only profile: stderr %r' % err)
+    print('fnprof report --unit ms of a count-only profile: a note, and the calls as they are')
+
+
 def check_merge_meta(fnprof, datadir):
     files = sorted(glob.glob(os.path.join(datadir, 'prof', '*-cprofile.prof')))
     if not files:
@@ -290,7 +314,45 @@ def check_merge_meta(fnprof, datadir):
         if stream.tell() != len(data):
             fail('merge of files without metadata wrote %d bytes after the dict'
                  % (len(data) - stream.tell()))
-    print('fnprof merge keeps the first metadata, adds new keys and counts the runs')
+        check_tree_versions(fnprof, tmp, merge)
+    print('fnprof merge keeps the first metadata, adds new keys and counts the runs; '
+          'version 1 and 2 trees read on both sides')
+
+
+def check_tree_versions(fnprof, tmp, merge):
+    """Trees with and without metadata: a version 1 file (fnptree.py writes it) reads in
+    fnprof and in fnptree.py; fnprof writes version 2, with the metadata, back."""
+    keys = [('/src/m.c', 1, 'main'), ('/src/m.c', 5, 'f')]
+    tree = fnptree.build(fnptree.KIND_TIME, 1e-9, ['thread 1'], keys,
+                         [(0, None, 0, 1, 1000), (1, 0, 0, 3, 600)])
+    stats = fnptree.derive(tree)
+
+    def paths(t):
+        return {t.path(n): (n.ncalls, n.ticks) for n in t.nodes}
+
+    files = {}
+    for version, meta in ((1, []), (2, [('program', '/bin/m'), ('pid', '7')])):
+        path = os.path.join(tmp, 'tree-v%d.prof' % version)
+        with open(path, 'wb') as f:
+            f.write(fnptree.encode(stats, tree, meta, version))
+        _, got, got_meta = fnptree.read_all(path)
+        if got is None or paths(got) != paths(tree) or got_meta != meta:
+            fail('fnptree.py: version %d: tree %r, metadata %r' % (version, got and paths(got),
+                                                                   got_meta))
+        files[version] = path
+    out = merge('tree-v1-again.prof', files[1])
+    with open(out, 'rb') as f:
+        data = f.read()
+    _, got, meta = fnptree.read_all(out)
+    if data[data.rindex(fnptree.MAGIC) + 8] != 2 or got is None or paths(got) != paths(tree) \
+            or meta:
+        fail('merge of a version 1 file: %r, metadata %r' % (got and paths(got), meta))
+    out = merge('tree-v2-v1.prof', files[2], files[1])
+    _, got, meta = fnptree.read_all(out)
+    twice = {p: (2 * c, 2 * t) for p, (c, t) in paths(tree).items()}
+    if got is None or paths(got) != twice or meta != [('program', '/bin/m'), ('pid', '7'),
+                                                      ('merged', '2')]:
+        fail('merge of versions 2 and 1: %r, metadata %r' % (got and paths(got), meta))
 
 
 def check_expect(args):
@@ -364,6 +426,8 @@ def main():
         check_report(args[0], args[1], args[2:])
     elif what == 'merge':
         check_merge(args[0], args[1])
+    elif what == 'report-count-only':
+        check_report_count_only(args[0])
     elif what == 'merge-meta':
         check_merge_meta(args[0], args[1])
     elif what == 'expect':

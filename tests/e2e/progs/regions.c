@@ -1,9 +1,8 @@
 /* Named regions among functions: a block region in a loop, a region around a recursive
  * call, begin/end spans, a region in main; mirrored by regions.py (a region is a function
  * whose code carries the region's name). */
-#include <stdio.h>
-
 #include <fnprof.h>
+#include <stdio.h>
 
 static int leaf(int x)
 {

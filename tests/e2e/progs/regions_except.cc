@@ -2,7 +2,6 @@
 // included (gcc runs exit hooks while unwinding, clang does not: both must agree with
 // cProfile). Mirrored by regions_except.py.
 #include <cstdio>
-
 #include <fnprof.h>
 
 static int leaf(int x)
