@@ -40,11 +40,12 @@ CONFIGS = ["base", "floor", "fnprof", "fnprof-count", "fnprof-off", "fnprof-paus
            "fnprof-trace", "limit", "limit-notime", "uftrace", "gprof"]
 
 # fnprof-trace keeps every call (PROF_TRACE_EVENTS above the workload's calls, so that what
-# is measured is the cost of recording, not of the bound's drop path) and writes its JSON at
-# exit, ~1.9 us and ~155 bytes per call: 37 s and 3.1 GB for tiny's 20 M calls, so the full
-# sizes would add ~25 minutes and 20 GB of writes to a run (lua, sqlite: ~170 M calls, 4 GB
-# of buffers). It runs at the "trace" size instead (2-4 M calls), and the configurations
-# its ratios need run beside it at that size, interleaved with it in the same rounds.
+# is measured is the cost of recording, not the bound's drop path) and writes its JSON at
+# exit, ~145-180 bytes per call: 0.5 s for 2 M calls, but 12 s (37 s on a loaded machine)
+# and 3.1 GB for tiny's 20 M, as the kernel throttles a writer past its dirty-page limit;
+# Lua's and SQLite's ~170 M calls would take 4 GB of buffers and ~30 GB of JSON a run. It
+# runs at the "trace" size instead (2-4 M calls), and the configurations its ratios need
+# run beside it at that size, interleaved with it in the same rounds.
 TRACE_REFS = ["base", "floor", "fnprof", "limit", "uftrace"]
 
 # uftrace's fastest honest mode: --no-libcall records the same functions as every other
@@ -243,6 +244,29 @@ def build_all(keys, hook_libs):
     return progs
 
 
+# The regions workload (workloads/regions.c): its loops, the configurations it runs under
+# (fnprof's only: the other profilers have no regions) and its iterations per size.
+REGION_MODES = ["plain", "call", "region", "begin"]
+REGION_CONFIGS = ["fnprof", "fnprof-count", "fnprof-paused", "fnprof-off"]
+REGION_N = {"full": 20000000, "quick": 200000}
+
+
+def build_regions(lib_dir):
+    """The regions workload, built against the fnprof measured: its header, and linked with
+    its libfnprof.so (the program calls the region functions, so it links the library as
+    any program using the API does; an rpath finds it). Returns (path, None) or (None, why)."""
+    inc = lib_dir.parent.parent / "include"  # build-bench/lib, or a --rev tree's build/lib
+    header = inc / "fnprof.h"
+    if not header.exists() or "fnprof_region_enter" not in header.read_text():
+        return None, f"no {header} declaring fnprof_region_enter (fnprof without regions)"
+    src, mark = WL / "regions.c", BUILD / "mark" / "inst" / "mark.o"
+    prog = BUILD / "regions" / "regions"
+    run_jobs([Job(["gcc", *CFLAGS, "-finstrument-functions", f"-I{inc}", src, mark, "-o", prog,
+                   f"-L{lib_dir}", f"-Wl,-rpath,{lib_dir}", "-lfnprof", *LIBS], prog,
+                  [src, header, mark])])
+    return prog, None
+
+
 # ---- running -------------------------------------------------------------------------------
 
 def clean_env():
@@ -321,6 +345,7 @@ class Runner:
         self.libfnprof = lib_dir / "libfnprof.so"
         self.progs = progs
         self.hook_libs = hook_libs
+        self.trace_events = {}  # PROF_TRACE_EVENTS per workload: its calls at the trace's size
         self.notes = []
         OUT.mkdir(parents=True, exist_ok=True)
 
@@ -343,31 +368,46 @@ class Runner:
             sys.exit(f"bench: {w.name} exited {rc} while counting calls")
         return int(out.read_text())
 
-    def run_config(self, w, config, size):
-        """One run; returns a dict of what was measured."""
-        err = OUT / f"{w.name}.{config}.err"
-        mark = OUT / f"{w.name}.{config}.mark"
+    def run_config(self, w, config, size, tag=None):
+        """One run; returns a dict of what was measured. tag names its files (default the
+        configuration): a reference run beside a side configuration must not overwrite the
+        main run's profile, which views.py reads at the end."""
+        stem = f"{w.name}.{tag or config}"
+        err = OUT / f"{stem}.err"
+        mark = OUT / f"{stem}.mark"
         mark.unlink(missing_ok=True)
         env, cwd, size_of, post = {"BENCH_MARK": mark}, None, None, None
         variant = "inst"
         argv = None
+        trace = None
         if config == "base":
             variant = "base"
-        elif config in ("fnprof", "fnprof-count"):
-            prof = OUT / f"{w.name}.{config}.prof"
+        elif config in ("fnprof", "fnprof-count", "fnprof-trace"):
+            prof = OUT / f"{stem}.prof"
             prof.unlink(missing_ok=True)
             env.update(LD_PRELOAD=self.libfnprof, PROF_OUTPUT=prof)
             if config == "fnprof-count":
                 env["PROF_TIMER"] = "none"
             size_of = prof
+            if config == "fnprof-trace":
+                trace = OUT / f"{stem}.trace.json"
+                trace.unlink(missing_ok=True)
+                env.update(PROF_TRACE=trace, PROF_TRACE_EVENTS=self.trace_events[w.name])
+                size_of = trace
+        elif config == "fnprof-paused":
+            # nothing is recorded, so no profile is written (fnprof says so on stderr)
+            env.update(LD_PRELOAD=self.libfnprof, PROF_OUTPUT=OUT / f"{stem}.prof",
+                       PROF_START="paused")
         elif config == "fnprof-off":
             env["LD_PRELOAD"] = self.libfnprof
         elif config in ("limit", "limit-notime"):
             env["LD_PRELOAD"] = self.hook_libs[config]
         elif config == "uftrace":
-            data = OUT / f"{w.name}.uftrace.data"
+            data = OUT / f"{stem}.data"
             shutil.rmtree(data, ignore_errors=True)
-            env = {}
+            # the program under uftrace marks the end of its work too (its work phase then
+            # includes uftrace's start-up; its tail, the recorder's last writes)
+            env = {"BENCH_MARK": mark}
             argv = [*UFTRACE, *w.uftrace_extra, "-d", data, *self.argv(w, "inst", size)]
             size_of = data
         elif config == "callgrind":
@@ -394,11 +434,14 @@ class Runner:
         r = {"wall": wall, "rss": rss}
         if mark.exists() and mark.read_text().strip():
             r["tail"] = end - int(mark.read_text())
+            r["work"] = wall - r["tail"]
         if size_of is not None:
             p = Path(size_of)
             r["size"] = dir_size(p) if p.is_dir() else (p.stat().st_size if p.exists() else 0)
             if config.startswith("fnprof") and not p.exists():
                 self.note(f"{w.name}/{config}: no profile written: {text.strip()[-300:]}")
+        if trace is not None:
+            trace.unlink(missing_ok=True)  # GBs at the full sizes: kept by no run
         if post:
             t0 = time.monotonic_ns()
             subprocess.run([str(a) for a in post], stdout=subprocess.DEVNULL,
@@ -407,14 +450,25 @@ class Runner:
         if config.startswith("fnprof"):
             for line in text.splitlines():
                 m = re.search(r"fnprof: wrote .*\((\d+) functions, (\d+) calls", line)
+                t = trace and re.search(r"fnprof: wrote .*\((\d+) calls", line)
                 if m:
                     r["fnprof_calls"] = int(m.group(2))
+                elif t:
+                    r["trace_events"] = int(t.group(1))
+                elif config == "fnprof-paused" and "no instrumented call was recorded" in line:
+                    pass  # expected: paused from start to end
                 elif line.startswith("fnprof:"):
                     self.note(f"{w.name}/{config}: {line.strip()}")
+                    if "not traced" in line:
+                        r["warn"] = "calls dropped from the trace: see the notes"
+            if trace and r.get("trace_events") != r.get("fnprof_calls"):
+                # every call is meant to be kept: the trace holds what the profile counted
+                self.note(f"{w.name}/{config}: the trace holds {r.get('trace_events')} calls, "
+                          f"the profile {r.get('fnprof_calls')}")
             if config == "fnprof-count" and "unknown timer" in text:
                 r["warn"] = "PROF_TIMER=none not supported: ran with a clock"
         if config == "uftrace":
-            shutil.rmtree(OUT / f"{w.name}.uftrace.data", ignore_errors=True)
+            shutil.rmtree(OUT / f"{stem}.data", ignore_errors=True)
         return r
 
     def timed(self, ws, size, rounds):
@@ -438,20 +492,64 @@ class Runner:
 
     def side_runs(self, ws, rounds, quick):
         """The configurations run at their own size (callgrind; gprof where its cost
-        explodes), each interleaved with base at the same size. Keys (workload, config)
-        and (workload, "base@" + config)."""
+        explodes; fnprof-trace), each interleaved with base at the same size, fnprof-trace
+        with every configuration of TRACE_REFS. Keys (workload, config) and (workload,
+        ref + "@" + config)."""
         res = {}
         items = [(w, c, "quick" if quick else size) for w in ws for c, size in w.side.items()]
+        group = {}
         for w, c, _ in items:
-            res[(w.name, c)], res[(w.name, "base@" + c)] = [], []
+            refs = TRACE_REFS if c == "fnprof-trace" else ["base"]
+            # a reference whose configuration was left out (--configs) is not run
+            group[(w.name, c)] = [(f"{ref}@{c}", ref) for ref in refs
+                                  if ref == "base" or ref in CONFIGS] + [(c, c)]
+            for key, _ in group[(w.name, c)]:
+                res[(w.name, key)] = []
         for r in range(rounds):
             for w, c, size in items:
-                pair = [("base@" + c, "base"), (c, c)]
-                for key, config in (pair if r % 2 == 0 else pair[::-1]):
-                    got = self.run_config(w, config, size)
+                g = group[(w.name, c)]
+                for key, config in g[r % len(g):] + g[:r % len(g)]:
+                    got = self.run_config(w, config, size, tag=key)
                     if r > 0 or rounds == 1:
                         res[(w.name, key)].append(got)
             log(f"side round {r + 1}/{rounds} done ({', '.join(sorted({c for _, c, _ in items}))})")
+        return res
+
+    def regions(self, prog, n, rounds):
+        """The regions workload: every loop under every configuration of REGION_CONFIGS,
+        interleaved, order rotated every round, the first round a warm-up. Returns
+        {(config, mode): [samples]}."""
+        pairs = [(c, m) for c in REGION_CONFIGS if c in CONFIGS for m in REGION_MODES]
+        res = {p: [] for p in pairs}
+        for r in range(rounds):
+            for config, mode in pairs[r % len(pairs):] + pairs[:r % len(pairs)]:
+                stem = OUT / f"regions.{config}.{mode}"
+                mark, err = Path(f"{stem}.mark"), Path(f"{stem}.err")
+                mark.unlink(missing_ok=True)
+                env = {"BENCH_MARK": mark}
+                if config != "fnprof-off":
+                    env["PROF_OUTPUT"] = f"{stem}.prof"
+                if config == "fnprof-count":
+                    env["PROF_TIMER"] = "none"
+                elif config == "fnprof-paused":
+                    env["PROF_START"] = "paused"
+                wall, rss, end, rc = spawn([prog, mode, n], env, err=err)
+                text = err.read_text(errors="replace")
+                if rc or not mark.exists():
+                    sys.exit(f"bench: regions {mode}/{config} exited {rc}:\n{text[-2000:]}")
+                for line in text.splitlines():
+                    m = re.search(r"fnprof: wrote .*\((\d+) functions, (\d+) calls", line)
+                    # each loop but plain records n calls or regions, and main one
+                    if m and mode != "plain" and int(m.group(2)) != n + 1:
+                        self.note(f"regions/{config}/{mode}: {int(m.group(2)):,} calls "
+                                  f"recorded, {n + 1:,} made")
+                    elif (line.startswith("fnprof:") and not m and "only one function" not in
+                          line and "no instrumented call was recorded" not in line):
+                        self.note(f"regions/{config}/{mode}: {line.strip()}")
+                tail = end - int(mark.read_text())
+                if r > 0 or rounds == 1:
+                    res[(config, mode)].append({"wall": wall, "tail": tail, "work": wall - tail})
+            log(f"regions round {r + 1}/{rounds} done")
         return res
 
     def hook_instructions(self, ws, size):
@@ -567,6 +665,94 @@ def ratio_cell(num, ref, target, noise):
     return f"{num:.1f}/{ref:.1f} = {r:.2f} {verdict(r, target)}"
 
 
+def report_trace(ws, calls, samples, side):
+    """Issue 13's rows: the trace's per-call cost (at the trace's size, beside its
+    references) and the paused one (at the full size, from the main runs), both over the
+    work phase, start to BENCH_MARK: the trace's JSON is written in the tail, after it."""
+    rows, trows = [], []
+    for w in ws:
+        trace = side.get((w.name, "fnprof-trace")) if side else None
+        paused = samples.get((w.name, "fnprof-paused"))
+        if not trace and not paused:
+            continue
+        med_of = {}  # config -> (work median, wall median, calls), per group
+        first = True
+        groups = []
+        if trace:
+            refs = [r for r in TRACE_REFS if (w.name, f"{r}@fnprof-trace") in side]
+            groups.append((calls[(w.name, "fnprof-trace")], "*",
+                           [(r, side[(w.name, f"{r}@fnprof-trace")]) for r in refs]
+                           + [("fnprof-trace", trace)]))
+        if paused:
+            groups.append((calls[w.name], "", [("base", samples[(w.name, "base")]),
+                                               ("floor", samples[(w.name, "floor")]),
+                                               ("fnprof-paused", paused)]))
+        for c, mark, group in groups:
+            shown = False
+            wb = summarize(group[0][1], "work")[0]
+            wf = next((summarize(s, "work")[0] for k, s in group if k == "floor"), None)
+            for config, s in group:
+                m, lo, hi = summarize(s, "work")
+                if m is None:  # no mark: the program did not run to its end
+                    continue
+                med_of[config + mark] = (m, summarize(s, "wall")[0], c)
+                if mark == "" and config in ("base", "floor"):
+                    continue  # shown in the main table
+                tail = summarize(s, "tail")[0]
+                size = summarize(s, "size")[0]
+                rows.append([w.name if first else "", "" if shown else f"{c:,}",
+                             config + mark, fmt_ms(m), f"{fmt_ms(lo)}-{fmt_ms(hi)}",
+                             "-" if config == "base" else f"{(m - wb) / c:.1f}",
+                             "-" if config in ("base", "floor") or wf is None
+                             else f"{(m - wf) / c:.1f}",
+                             fmt_ms(tail), f"{summarize(s, 'rss')[0] / 1024:.1f}",
+                             fmt_size(size)])
+                first, shown = False, True
+
+        def per_call(config, ref, key=0):  # (config - ref) per call, work (0) or wall (1)
+            a, r = med_of[config], med_of[ref]
+            return (a[key] - r[key]) / a[2]
+
+        def cell(f):
+            try:
+                return f()
+            except KeyError:
+                return "-"
+
+        def ratio(num, ref, target, le=True):
+            v = num / ref
+            return f"{num:.1f}/{ref:.1f} = {v:.2f} {verdict(v, target, le)}"
+
+        trows.append([
+            w.name,
+            cell(lambda: ratio(per_call("fnprof-trace*", "floor*"),
+                               per_call("limit*", "floor*"), 1.5)),
+            cell(lambda: ratio(per_call("uftrace*", "base*"),
+                               per_call("fnprof-trace*", "base*"), 4, le=False)),
+            cell(lambda: "{:.2f}".format(per_call("uftrace*", "base*", 1)
+                                         / per_call("fnprof-trace*", "base*", 1))),
+            cell(lambda: f"{per_call('fnprof-trace*', 'fnprof*'):+.1f}"),
+            cell(lambda: f"{per_call('fnprof-paused', 'base') / per_call('floor', 'base'):.2f}"
+                 f" ({per_call('fnprof-paused', 'floor'):+.1f} ns)")])
+    if not rows:
+        return []
+    out = ["", "Trace (PROF_TRACE, every call kept) and pause (PROF_START=paused), per call over "
+           "the work phase:",
+           "start to the program's BENCH_MARK, before the exit tail where the trace's JSON is "
+           "written; * at the trace's size,",
+           "interleaved with the references beside it; fnprof-paused at the full size, against "
+           "base and floor above"]
+    out.append(table(["workload", "calls", "config", "work ms", "min-max", "ns/call>base",
+                      "ns/call>floor", "tail ms", "RSS MB", "output"], rows,
+                     ["<", ">", "<", ">", ">", ">", ">", ">", ">", ">"]))
+    out.append("")
+    out.append("Targets of issue 13 (work phase; ns per call):")
+    out.append(table(["workload", "trace/limit >floor (<=1.5)", "uftrace/trace >base (>=4)",
+                      "same, whole runs", "trace-fnprof ns", "paused/floor >base (~1)"],
+                     trows))
+    return out
+
+
 def report(ws, calls, samples, side, irs, fnprof_counts, quick):
     out = []
     rows = []
@@ -587,6 +773,7 @@ def report(ws, calls, samples, side, irs, fnprof_counts, quick):
             elif side and (w.name, config) in side:
                 s, label = side[(w.name, config)], config + "*"
                 bb = summarize(side[(w.name, "base@" + config)], "wall")[0]
+                ff = summarize(side.get((w.name, "floor@" + config), []), "wall")[0]
                 cc = calls[(w.name, config)]
             else:
                 continue
@@ -605,22 +792,32 @@ def report(ws, calls, samples, side, irs, fnprof_counts, quick):
                 notes.append(f"gprof {fmt_ms(summarize(s, 'post')[0])} ms")
             elif config == "uftrace" and w.uftrace_note:
                 notes.append(w.uftrace_note)
+            elif config == "fnprof-trace":
+                tail = summarize(s, "tail")[0]
+                if tail is not None:
+                    notes.append(f"tail {fmt_ms(tail)} ms (JSON written at exit)")
             if not main_run:
                 notes.append(f"* {cc:,} calls, base {fmt_ms(bb)} ms")
             if any("warn" in x for x in s):
                 notes.append("! " + next(x["warn"] for x in s if "warn" in x))
             above_floor = main_run and config not in ("base", "floor", "gprof")
+            if main_run:
+                over_floor = f"{(m - f) / c:.1f}" if above_floor else "-"
+            else:  # against floor at the same size, where it ran beside (fnprof-trace)
+                over_floor = "-" if ff is None else f"{(m - ff) / cc:.1f}"
             rows.append([w.name if first else "", f"{c:,}" if first else "", label,
                          fmt_ms(m), f"{fmt_ms(lo)}-{fmt_ms(hi)}", f"{m / bb:.2f}",
                          "-" if config == "base" else f"{(m - bb) / cc:.1f}",
-                         f"{(m - f) / c:.1f}" if above_floor else "-",
+                         over_floor,
                          f"{rss / 1024:.1f}", fmt_size(size), "; ".join(notes)])
             first = False
     out.append(table(["workload", "calls", "config", "wall ms", "min-max", "x base",
                       "ns/call>base", "ns/call>floor", "RSS MB", "output", "notes"], rows,
                      ["<", ">", "<", ">", ">", ">", ">", ">", ">", ">", "<"]))
-    out.append("* run at another size (see notes), against base at that size, interleaved "
-               "with it; callgrind is 20-100x slower, gprof's mcount is quadratic in 'many'")
+    out.append("* run at another size (see notes), against base (and floor) at that size, "
+               "interleaved with it; callgrind is 20-100x slower, gprof's mcount is quadratic in "
+               "'many';\n  fnprof-trace's wall time includes writing its JSON at exit (its tail): "
+               "see the trace's table below")
 
     # targets, from the same medians
     trows = []
@@ -677,6 +874,8 @@ def report(ws, calls, samples, side, irs, fnprof_counts, quick):
                         f", {verdict(pf2 / pf1, 1.10)})" if config == "fnprof" else ")")
             out.append(line)
 
+    out.extend(report_trace(ws, calls, samples, side))
+
     mismatch = [f"{k}: bench counted {calls[k]:,}, fnprof wrote {v:,}"
                 for k, v in fnprof_counts.items() if v != calls[k]]
     out.append("")
@@ -715,6 +914,30 @@ def report(ws, calls, samples, side, irs, fnprof_counts, quick):
     return "\n".join(out)
 
 
+def report_regions(res, n):
+    """ns per iteration of each loop above the plain one, under the same configuration (so
+    that the library's load and exit cancel), over the work phase."""
+    rows = []
+    for config in REGION_CONFIGS:
+        if (config, "plain") not in res:
+            continue
+        work = {m: summarize(res[(config, m)], "work")[0] for m in REGION_MODES}
+        per = {m: (work[m] - work["plain"]) / n for m in REGION_MODES}
+        rows.append([config, fmt_ms(work["plain"]), f"{per['call']:.1f}", f"{per['region']:.1f}",
+                     f"{per['begin']:.1f}",
+                     f"{per['region'] / per['call']:.2f}" if per["call"] >= 1.0 else "ref ~0"])
+    return "\n".join([
+        "", f"Regions (workloads/regions.c, linked with -lfnprof): {n:,} iterations of a loop "
+        "around a non-inlined",
+        "3-instruction function; ns per iteration above the same loop without instrumentation "
+        "or region, under the same",
+        "configuration (work phase): the instrumented function (one hook pair), the "
+        "uninstrumented one inside",
+        "FNPROF_REGION, or inside fnprof_region_begin/end:",
+        table(["config", "plain loop ms", "instrumented call", "FNPROF_REGION",
+               "region_begin/end", "region/call (~1)"], rows)])
+
+
 def machine():
     cpu = "?"
     try:
@@ -739,7 +962,7 @@ def main():
     ap.add_argument("--lib", required=True, help="directory holding libfnprof.so")
     ap.add_argument("--quick", action="store_true", help="smoke run: tiny sizes, 1 run")
     ap.add_argument("--runs", type=int, help="timed runs after the warm-up (default 5)")
-    ap.add_argument("--only", help="comma-separated workloads")
+    ap.add_argument("--only", help="comma-separated workloads (regions: the regions workload)")
     ap.add_argument("--no-callgrind", action="store_true", help="skip both callgrind parts")
     ap.add_argument("--label", default="", help="what was measured (printed in the header)")
     ap.add_argument("--configs", help="comma-separated configurations to run (base, floor and "
@@ -748,12 +971,14 @@ def main():
 
     t_start = time.monotonic()
     ws = workloads()
+    with_regions = True
     if args.only:
         keep = args.only.split(",")
-        unknown = set(keep) - {w.name for w in ws}
+        unknown = set(keep) - {w.name for w in ws} - {"regions"}
         if unknown:
             sys.exit(f"bench: unknown workload(s) {', '.join(sorted(unknown))}")
         ws = [w for w in ws if w.name in keep]
+        with_regions = "regions" in keep
     if args.configs:
         keep = set(args.configs.split(",")) | {"base", "floor", "fnprof-off"}
         unknown = keep - set(CONFIGS)
@@ -769,6 +994,11 @@ def main():
     hook_libs = {}
     progs = build_all(sorted({w.build for w in ws}), hook_libs)
     run = Runner(args, lib_dir, progs, hook_libs)
+    regions_prog = None
+    if with_regions:
+        regions_prog, why = build_regions(lib_dir)
+        if why:
+            run.note(f"regions: not run: {why}")
 
     size = "quick" if args.quick else "full"
     runs = args.runs or (1 if args.quick else 5)
@@ -782,6 +1012,9 @@ def main():
         for config, side_size in w.side.items():
             calls[(w.name, config)] = run.count_calls(w, size if args.quick else side_size)
     log("calls: " + ", ".join(f"{w.name} {calls[w.name]:,}" for w in ws))
+    for w in ws:
+        if "fnprof-trace" in w.side:
+            run.trace_events[w.name] = calls[(w.name, "fnprof-trace")] + TRACE_SLACK
 
     samples = run.timed(ws, size, rounds)
     fnprof_counts = {}
@@ -794,6 +1027,7 @@ def main():
     if not args.no_callgrind:
         micro = [w for w in ws if w.name in ("fib", "tiny", "many")]
         irs = run.hook_instructions(micro, size if args.quick else "small")
+    regions = regions_prog and run.regions(regions_prog, REGION_N[size], rounds)
 
     header = [
         f"fnprof bench/run{' --quick' if args.quick else ''}: {time.strftime('%Y-%m-%d %H:%M %Z')}",
@@ -805,7 +1039,10 @@ def main():
         "",
     ]
     print("\n".join(header))
-    print(report(ws, calls, samples, side, irs, fnprof_counts, args.quick))
+    if ws:
+        print(report(ws, calls, samples, side, irs, fnprof_counts, args.quick))
+    if regions:
+        print(report_regions(regions, REGION_N[size]))
     # The views: the tree each fnprof profile carries, and fnprof convert on it.
     fnprof_bin = lib_dir.parent / "bin" / "fnprof"
     profs = [str(OUT / f"{w.name}.fnprof.prof") for w in ws

@@ -64,6 +64,22 @@ set_tests_properties(e2e.robust.threads_many.gcc-O2.link
 fnp_robust_case(deep.gcc-O2.link deep gcc -O2 link)
 fnp_robust_case(deep.clang-O0.preload deep clang -O0 preload)
 
+# Issue 13's controls (progs/controls_*.c call fnprof.h, so they link with fnprof: no
+# preload mode): pause and resume, the step schedule, fnprof_reset, dumps on a signal, the
+# trace, metadata. gcc -O0 too for the pauses, whose cold paths differ most with inlining.
+foreach(config gcc:-O0 gcc:-O2 clang:-O2)
+    string(REPLACE ":" ";" parts ${config})
+    list(GET parts 0 cc)
+    list(GET parts 1 opt)
+    set(cases pause pause_threads)
+    if(NOT opt STREQUAL "-O0")
+        list(APPEND cases schedule reset dumpsig trace meta)
+    endif()
+    foreach(case ${cases})
+        fnp_robust_case(${case}.${cc}${opt}.link ${case} ${cc} ${opt} link)
+    endforeach()
+endforeach()
+
 # Every program with the runtime's sources compiled in under ThreadSanitizer and
 # AddressSanitizer (the program instrumented, the runtime not); any report fails the test.
 # A fixture compiles the runtime once per sanitizer. 5,000 threads for threads_many: TSan
@@ -99,6 +115,14 @@ foreach(san tsan asan)
         fnp_robust_case(${case}.${cc}-O1.${san} ${case} ${cc} -O1 ${san} --runtime-objs ${objs}
                         --sources ${fnp_robust_sources} --threads 5000)
         set_tests_properties(e2e.robust.${case}.${cc}-O1.${san} PROPERTIES
+                             LABELS "e2e;robust;sanitize" FIXTURES_REQUIRED fnp_robust_${san})
+    endforeach()
+    # The controls that run beside other threads: pausing them, dumping while they run,
+    # tracing them.
+    foreach(case pause_threads dumpsig trace)
+        fnp_robust_case(${case}.gcc-O1.${san} ${case} gcc -O1 ${san} --runtime-objs ${objs}
+                        --sources ${fnp_robust_sources})
+        set_tests_properties(e2e.robust.${case}.gcc-O1.${san} PROPERTIES
                              LABELS "e2e;robust;sanitize" FIXTURES_REQUIRED fnp_robust_${san})
     endforeach()
 endforeach()

@@ -23,17 +23,24 @@ runtime's sources compiled with -fsanitize=thread / address (and without
 TSAN_OPTIONS / ASAN_OPTIONS that turn any report into exit status 66. A sanitizer that
 cannot run on this machine makes the test exit 77 (ctest: skipped) with the reason.
 
+The controls' cases (pause, pause_threads, schedule, reset, dumpsig, trace, meta) build
+programs that call fnprof.h: -I <source-root>/include, and -DFNPROF_DISABLE for the plain
+build; they run in link, tsan and asan modes only.
+
 Exit 0 pass, 1 fail, 2 broken setup, 77 skipped. python3 standard library only.
 """
 
 import argparse
+import calendar
 import glob
+import json
 import os
 import re
 import shlex
 import resource
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -43,6 +50,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "e2e"))
 sys.dont_write_bytecode = True
 
 import compare  # noqa: E402  (e2e: load_pstats, check_invariants, decl_lines)
+import fnptree  # noqa: E402  (e2e: the profile's trailer, read_meta)
 from run_case import clean_env, show  # noqa: E402  (e2e: the same environment and echo)
 
 PROGS = os.path.join(HERE, "progs")
@@ -82,6 +90,19 @@ class AtLeast:
 
     def __repr__(self):
         return ">=%d" % self.n
+
+
+class Between:
+    """An expected call count known within bounds: lo to hi calls, all primitive."""
+
+    def __init__(self, lo, hi):
+        self.lo, self.hi = lo, hi
+
+    def matches(self, got):
+        return got is not None and self.lo <= got[0] <= self.hi and got[0] == got[1]
+
+    def __repr__(self):
+        return "%d..%d" % (self.lo, self.hi)
 
 
 # ---- running commands ------------------------------------------------------------------
@@ -231,13 +252,16 @@ class Ctx:
         self.runs = 0
 
     def build(self, prog, fnprof=True, extra=(), shared=False):
-        """progs/PROG built plain (fnprof=False: no -finstrument-functions, no fnprof) or
-        instrumented with fnprof as --mode says; compiled from progs/ by relative name.
-        shared: a library for dlopen, which gets the hooks from the program.
-        Returns the executable's path."""
+        """progs/PROG built plain (fnprof=False: no -finstrument-functions, no fnprof, and
+        fnprof.h's calls compiled away by FNPROF_DISABLE) or instrumented with fnprof as
+        --mode says; compiled from progs/ by relative name. shared: a library for dlopen,
+        which gets the hooks from the program. Returns the executable's path."""
         src = prog if "." in prog else prog + ".c"
         exe = os.path.join(self.workdir, os.path.splitext(src)[0] + ("" if fnprof else ".plain"))
         cmd = [self.cc, "-g", self.args.opt] + self.cflags + list(extra) + ["-pthread"]
+        cmd += ["-I", os.path.join(os.path.abspath(self.args.source_root), "include")]
+        if not fnprof:
+            cmd.append("-DFNPROF_DISABLE")
         libs = []
         if self.mode in SAN_OPTIONS:
             # The plain build is sanitized too: a report then is the program's own fault.
@@ -308,10 +332,13 @@ def same_as_plain(what, r, ref, mode):
                       % (what, excerpt(ref.out), excerpt(r.out)))
 
 
-def run_unset(ctx, exe, argv, ref, ignore=()):
-    """fnprof loaded, PROF_OUTPUT unset: same stdout and status, silent, no file."""
+def run_unset(ctx, exe, argv, ref, ignore=(), env_extra=None):
+    """fnprof loaded, PROF_OUTPUT unset (env_extra: other variables, set): same stdout and
+    status, silent, no file."""
     cwd, outdir = ctx.new_run_dirs()
-    r = ctx.exec_([exe] + argv, cwd, ctx.loader_env(), ignore)
+    env = ctx.loader_env()
+    env.update(env_extra or {})
+    r = ctx.exec_([exe] + argv, cwd, env, ignore)
     same_as_plain("PROF_OUTPUT unset", r, ref, ctx.mode)
     if r.err:
         raise Failure("PROF_OUTPUT unset, yet stderr is not empty:\n%s" % excerpt(r.err))
@@ -322,23 +349,39 @@ def run_unset(ctx, exe, argv, ref, ignore=()):
 
 
 def run_profiled(ctx, exe, argv, ref, output="out.prof", relative=False, ignore=(),
-                 rewritten=()):
+                 rewritten=(), env_extra=None, expect=()):
     """PROF_OUTPUT=<outdir>/<output>: same stdout and status, stderr only "fnprof: wrote"
-    lines, nothing in the cwd. relative: PROF_OUTPUT=<output>, run in outdir. Returns
-    (Result, outdir, set of the files written, absolute)."""
+    lines, nothing in the cwd. relative: PROF_OUTPUT=<output>, run in outdir. rewritten:
+    the names of files written twice, or {name: times written}. env_extra: more variables,
+    "{outdir}" in a value replaced by outdir. expect: regular expressions, each of which
+    must match exactly one other line of stderr (a warning the test provokes); a group
+    named "wrote" in one names a file the line reports written, as "fnprof: wrote" lines
+    do. Returns (Result, outdir, set of the files written, absolute)."""
     cwd, outdir = ctx.new_run_dirs()
     env = ctx.loader_env()
     env["PROF_OUTPUT"] = os.path.join(outdir, output)
     if relative:
         cwd, env["PROF_OUTPUT"] = outdir, output
+    for name, value in (env_extra or {}).items():
+        env[name] = value.replace("{outdir}", outdir)
     r = ctx.exec_([exe] + argv, cwd, env, ignore)
     sys.stdout.write(excerpt(r.err, 1500))
     same_as_plain("PROF_OUTPUT set", r, ref, ctx.mode)
     bad = [line for line in r.err.splitlines() if not line.startswith("fnprof:")]
     if bad:
         raise Failure("stderr has lines not from fnprof:\n%s" % excerpt("\n".join(bad)))
+    lines = r.err.splitlines()
     wrote = {}
-    for line in r.err.splitlines():
+    for pattern in expect:
+        hits = [line for line in lines if re.fullmatch(pattern, line)]
+        if len(hits) != 1:
+            raise Failure("want one line of stderr matching %r, got %d:\n%s"
+                          % (pattern, len(hits), excerpt(r.err)))
+        lines.remove(hits[0])
+        path = re.fullmatch(pattern, hits[0]).groupdict().get("wrote")
+        if path:
+            wrote[path] = wrote.get(path, 0) + 1
+    for line in lines:
         m = re.match(r"fnprof: wrote (\S+) \(", line)
         if not m:
             raise Failure("fnprof reported a problem: %r" % line)
@@ -346,7 +389,8 @@ def run_profiled(ctx, exe, argv, ref, output="out.prof", relative=False, ignore=
     if cwd != outdir and os.listdir(cwd):
         raise Failure("files written in the program's cwd: %s" % os.listdir(cwd))
     files = {os.path.join(outdir, f) for f in os.listdir(outdir)}
-    if set(wrote) != files or any(n != (2 if os.path.basename(f) in rewritten else 1)
+    times = rewritten if isinstance(rewritten, dict) else {name: 2 for name in rewritten}
+    if set(wrote) != files or any(n != times.get(os.path.basename(f), 1)
                                   for f, n in wrote.items()):
         raise Failure("the \"fnprof: wrote\" lines do not match the files written:\n"
                       "lines: %s\nfiles: %s" % (sorted(wrote.items()), sorted(files)))
@@ -357,8 +401,8 @@ def run_profiled(ctx, exe, argv, ref, output="out.prof", relative=False, ignore=
 
 def check_profile(path, spec, label, sources):
     """Raises Failure unless the pstats file at path has exactly the functions and caller
-    edges of spec ({name: (calls, {caller name: calls})}, calls (ncalls, pcalls) or
-    AtLeast; ROOT names ('~', 0, '<process>')); the keys of the program's functions name
+    edges of spec ({name: (calls, {caller name: calls})}, calls (ncalls, pcalls), AtLeast
+    or Between; ROOT names ('~', 0, '<process>')); the keys of the program's functions name
     the absolute path of one of sources and the line of the name."""
     stats, problems = compare.load_pstats(path)
     if stats is None:
@@ -402,7 +446,7 @@ def check_profile(path, spec, label, sources):
         rows.append(("edge", "%s -> %s" % edge, want_e.get(edge), got_e.get(edge)))
 
     def ok(want, got):
-        return want.matches(got) if isinstance(want, AtLeast) else want == got
+        return want.matches(got) if isinstance(want, (AtLeast, Between)) else want == got
 
     differ = [r for r in rows if not ok(r[2], r[3])]
     if not differ and not problems:
@@ -413,7 +457,7 @@ def check_profile(path, spec, label, sources):
     def fmt(c):
         if c is None:
             return "-"
-        return repr(c) if isinstance(c, AtLeast) else "%d/%d" % c
+        return repr(c) if isinstance(c, (AtLeast, Between)) else "%d/%d" % c
 
     lines = ["%s: %s differs from what the program did:" % (label, path)]
     width = max(len(r[1]) for r in rows)
@@ -832,6 +876,446 @@ def case_deep(ctx):
                       "shadow stack needs" % (fnprof_kb, unset_kb, fnprof_kb - unset_kb))
 
 
+# ---- issue 13's controls: pause, schedule, reset, dumps on a signal, trace, metadata --------
+# The programs call fnprof.h, so they link with fnprof: link, tsan and asan modes only.
+
+def api_case(ctx):
+    if ctx.mode == "preload":
+        raise SetupError("the controls' programs call fnprof.h: they cannot run preloaded")
+
+
+def case_pause(ctx):
+    """fnprof_pause/fnprof_resume on one thread: around calls, resumed inside a call
+    entered while paused, in the middle of a recursion; PROF_START=paused."""
+    api_case(ctx)
+    variants = {
+        # main -> a 3 times, paused 5 times, resumed 2 times; a -> leaf twice each.
+        "around": {
+            "main": ((1, 1), {}),
+            "a": ((5, 5), {"main": (5, 5)}),
+            "leaf": ((10, 10), {"a": (10, 10)}),
+        },
+        # outer and mid entered while paused; mid resumes: its 3 inner() and outer's
+        # inner() hang from main, the nearest recorded call; the leaf calls before the
+        # resume are gone.
+        "inside": {
+            "main": ((1, 1), {}),
+            "inner": ((4, 4), {"main": (4, 4)}),
+            "leaf": ((4, 4), {"inner": (4, 4)}),
+            "after": ((1, 1), {"main": (1, 1)}),
+        },
+        # rec(6), rec(5), rec(4) recorded; rec(4) pauses before its leaf; rec(3), rec(2)
+        # not recorded; rec(2) resumes after its leaf: rec(1), rec(0) recorded under rec(4),
+        # recursive calls; leaf from rec(6), rec(5), rec(1), rec(0); tail from all 7 levels,
+        # rec(3)'s and rec(2)'s under rec(4).
+        "recursion": {
+            "main": ((1, 1), {}),
+            "rec": ((5, 1), {"main": (1, 1), "rec": (4, 1)}),
+            "leaf": ((4, 4), {"rec": (4, 4)}),
+            "tail": ((7, 7), {"rec": (7, 7)}),
+            "after": ((1, 1), {"main": (1, 1)}),
+        },
+        # PROF_START=paused: main and before() entered while paused; after the resume,
+        # work() and after() are outermost calls.
+        "started": {
+            ROOT: ((1, 1), {}),
+            "work": ((3, 3), {ROOT: (3, 3)}),
+            "leaf": ((6, 6), {"work": (6, 6)}),
+            "after": ((1, 1), {ROOT: (1, 1)}),
+        },
+    }
+    plain, exe = ctx.build("controls_pause", False), ctx.build("controls_pause")
+    for how, spec in variants.items():
+        env = {"PROF_START": "paused"} if how == "started" else {}
+        ref = reference(ctx, plain, [how])
+        run_unset(ctx, exe, [how], ref, env_extra=env)
+        _, outdir, _ = run_profiled(ctx, exe, [how], ref, env_extra=env)
+        check_profile(os.path.join(outdir, "out.prof"), spec, "pause " + how,
+                      [src("controls_pause.c")])
+
+
+def case_pause_threads(ctx):
+    """Main pauses and resumes while workers make calls, barriers ordering every call
+    against the pause; a thread started while paused."""
+    api_case(ctx)
+    workers, rounds, late_rounds = 3, 100, 40  # progs/controls_pause_threads.c
+    works = workers * 2 * rounds + 1  # before the pause and after the resume; main's 1
+    spec = {
+        ROOT: ((1, 1), {}),
+        "main": ((1, 1), {ROOT: (1, 1)}),
+        "worker": ((workers, workers), {ROOT: (workers, workers)}),
+        "work": ((works, works), {"worker": (works - 1, works - 1), "main": (1, 1)}),
+        # late_thread() entered while paused: late_work() is outermost on its thread.
+        "late_work": ((late_rounds, late_rounds), {ROOT: (late_rounds, late_rounds)}),
+        "leaf": ((works + late_rounds,) * 2, {"work": (works, works),
+                                              "late_work": (late_rounds, late_rounds)}),
+    }
+    plain, exe = ctx.build("controls_pause_threads", False), ctx.build("controls_pause_threads")
+    ref = reference(ctx, plain, [])
+    run_unset(ctx, exe, [], ref)
+    for i in range(3):
+        _, outdir, _ = run_profiled(ctx, exe, [], ref)
+        check_profile(os.path.join(outdir, "out.prof"), spec, "pause_threads run %d" % (i + 1),
+                      [src("controls_pause_threads.c")])
+
+
+NONE, WARMUP, RECORD, RECORD_AND_SAVE = "NONE", "WARMUP", "RECORD", "RECORD_AND_SAVE"
+
+
+def torch_action(step, skip_first=0, wait=0, warmup=0, active=1, repeat=0):
+    """torch.profiler.schedule's schedule_fn, line for line, for step (counted from 0):
+    (action, the cycle's number counted from 1, or 0 for a NONE step)."""
+    if step < skip_first:
+        return NONE, 0
+    step -= skip_first
+    num_steps = wait + warmup + active
+    if repeat > 0 and step / num_steps >= repeat:
+        return NONE, 0
+    mod_step = step % num_steps
+    cycle = step // num_steps + 1
+    if mod_step < wait:
+        return NONE, 0
+    if mod_step < wait + warmup:
+        return WARMUP, cycle
+    return (RECORD if mod_step < num_steps - 1 else RECORD_AND_SAVE), cycle
+
+
+def parse_schedule(text):
+    return {k.strip(): int(v) for k, v in (item.split("=") for item in text.split(","))}
+
+
+def schedule_expected(params, steps):
+    """{cycle: spec} for progs/controls_steps.c run for steps steps under params: step s <
+    steps calls work(s) (s + 1 leaf calls), step `steps` calls finish(). A cycle is written
+    when its RECORD_AND_SAVE step ends, or at exit when the last step is one of its active
+    steps, and holds exactly the calls of its active steps. main is recorded when step 0
+    is not NONE; open at every later cycle's start, it counts 1 call there too."""
+    actions = [torch_action(s, **params) for s in range(steps + 1)]
+    written = {c for s, (a, c) in enumerate(actions[:steps]) if a == RECORD_AND_SAVE}
+    if actions[steps][0] in (RECORD, RECORD_AND_SAVE):
+        written.add(actions[steps][1])
+    main_recorded = actions[0][0] != NONE
+    top = "main" if main_recorded else ROOT
+    specs = {}
+    for cycle in sorted(written):
+        active = [s for s, (a, c) in enumerate(actions)
+                  if c == cycle and a in (RECORD, RECORD_AND_SAVE)]
+        works = [s for s in active if s < steps]
+        leaves = sum(s + 1 for s in works)
+        spec = {}
+        if works:
+            spec["work"] = ((len(works),) * 2, {top: (len(works),) * 2})
+            spec["leaf"] = ((leaves, leaves), {"work": (leaves, leaves)})
+        if steps in active:
+            spec["finish"] = ((1, 1), {top: (1, 1)})
+        outermost = [f for f in ("work", "finish") if f in spec]
+        if main_recorded:
+            spec["main"] = ((1, 1), {})
+        elif len(outermost) > 1:
+            spec[ROOT] = ((1, 1), {})
+        else:  # one outermost function, on one thread: no synthetic root
+            spec[outermost[0]] = (spec[outermost[0]][0], {})
+        specs[cycle] = spec
+    return actions, specs
+
+
+def case_schedule(ctx):
+    """PROF_SCHEDULE and fnprof_step(): one profile per active cycle, with exactly its
+    active steps' calls, named with %n or .cycle<n>; a cycle cut short by the exit;
+    an exit before any active step."""
+    api_case(ctx)
+    # The issue's own table for its parameters: the rule above must give it.
+    issue = parse_schedule("skip_first=3,wait=2,warmup=1,active=4,repeat=2")
+    want = ([NONE] * 5 + [WARMUP] + [RECORD] * 3 + [RECORD_AND_SAVE] + [NONE] * 2 + [WARMUP]
+            + [RECORD] * 3 + [RECORD_AND_SAVE] + [NONE] * 8)
+    if [torch_action(s, **issue)[0] for s in range(len(want))] != want:
+        raise SetupError("torch_action does not give the issue's table")
+    runs = [
+        # (PROF_SCHEDULE, steps, PROF_OUTPUT); cycles 1 and 2: steps 6-9 and 13-16.
+        ("skip_first=3,wait=2,warmup=1,active=4,repeat=2", 20, "out.%n.prof"),
+        ("skip_first=3,wait=2,warmup=1,active=4,repeat=2", 20, "out.prof"),
+        # cycle 1 steps 3-7; cycle 2 in steps 10-12 when the program exits.
+        ("skip_first=1,wait=1,warmup=1,active=5", 12, "out.%n.prof"),
+        # main recorded from step 0, open at cycle 2's start; steps 6-8 NONE.
+        ("skip_first=0,wait=0,warmup=0,active=3,repeat=2", 8, "out.prof"),
+        # exits in a NONE step, then in a WARMUP step, before any active step.
+        ("skip_first=5,active=2", 3, "out.prof"),
+        ("wait=1,warmup=5,active=1", 3, "out.prof"),
+    ]
+    plain, exe = ctx.build("controls_steps", False), ctx.build("controls_steps")
+    sources = [src("controls_steps.c")]
+    for i, (schedule, steps, output) in enumerate(runs):
+        label = "schedule %s, %d steps, %s" % (schedule, steps, output)
+        print("run_robust: %s" % label)
+        actions, specs = schedule_expected(parse_schedule(schedule), steps)
+        print("run_robust: steps 0-%d: %s" % (steps, " ".join(a[0] for a in actions)))
+        env = {"PROF_SCHEDULE": schedule}
+        ref = reference(ctx, plain, [str(steps)])
+        if i == 0:
+            run_unset(ctx, exe, [str(steps)], ref, env_extra=env)
+        expect = []
+        if not specs:
+            expect = [r"fnprof: PROF_SCHEDULE: the program ended at step %d \(%s\) before any "
+                      r"active step: no profile written" % (steps, actions[steps][0])]
+        _, outdir, files = run_profiled(ctx, exe, [str(steps)], ref, output=output,
+                                        env_extra=env, expect=expect)
+        if "%n" in output:
+            names = {c: output.replace("%n", str(c)) for c in specs}
+        else:
+            names = {c: "%s.cycle%d" % (output, c) for c in specs}
+        want_files = {os.path.join(outdir, n) for n in names.values()}
+        if files != want_files:
+            raise Failure("%s: files %s, want %s" % (label, sorted(files), sorted(want_files)))
+        for cycle, spec in sorted(specs.items()):
+            path = os.path.join(outdir, names[cycle])
+            check_profile(path, spec, "%s: cycle %d" % (label, cycle), sources)
+            meta = dict(fnptree.read_meta(path))
+            if meta.get("cycle") != str(cycle):
+                raise Failure("%s: %s: metadata cycle %r, want %r"
+                              % (label, names[cycle], meta.get("cycle"), str(cycle)))
+
+
+def case_reset(ctx):
+    """fnprof_reset() in the middle: only what follows it, calls open at it once each."""
+    api_case(ctx)
+    spec = {
+        ROOT: ((1, 1), {}),
+        "main": ((1, 1), {ROOT: (1, 1)}),
+        "phase": ((1, 1), {"main": (1, 1)}),
+        "stays": ((1, 1), {ROOT: (1, 1)}),
+        "after": ((2, 2), {"main": (2, 2)}),
+        "leaf": ((11, 11), {"phase": (4, 4), "stays": (5, 5), "after": (2, 2)}),
+    }
+    plain, exe = ctx.build("controls_reset", False), ctx.build("controls_reset")
+    ref = reference(ctx, plain, [])
+    run_unset(ctx, exe, [], ref)
+    _, outdir, _ = run_profiled(ctx, exe, [], ref)
+    check_profile(os.path.join(outdir, "out.prof"), spec, "reset", [src("controls_reset.c")])
+
+
+def case_dumpsig(ctx):
+    """PROF_DUMP_SIGNAL=USR2: dumps while threads run, each whole and within the calls
+    made so far; the program goes on unchanged; bad signal names refused with one line."""
+    api_case(ctx)
+    workers, phases, rounds = 2, 4, 20000  # progs/controls_dumpsig.c
+    dumps = 3
+    sources = [src("controls_dumpsig.c")]
+
+    def spec(k, requests):
+        """Dump k of a run (None: the exit profile), after requests calls of
+        request_dump()."""
+        works = workers * phases * rounds
+        works = Between(workers * k * rounds, workers * (k + 1) * rounds) if k else (works,) * 2
+        want = {
+            ROOT: ((1, 1), {}),
+            "main": ((1, 1), {ROOT: (1, 1)}),
+            "worker": ((workers, workers), {ROOT: (workers, workers)}),
+            "work": (works, {"worker": works}),
+            "leaf": (works, {"work": works}),
+        }
+        if requests:
+            want["request_dump"] = ((requests, requests), {"main": (requests, requests)})
+        return want
+
+    plain, exe = ctx.build("controls_dumpsig", False), ctx.build("controls_dumpsig")
+    ref = reference(ctx, plain, ["0"])
+    run_unset(ctx, exe, ["0"], ref, env_extra={"PROF_DUMP_SIGNAL": "USR2"})
+    for i, name in enumerate(("USR2", "SIGUSR2")):
+        copies = os.path.join(ctx.workdir, "dumps%d" % i)
+        os.makedirs(copies)
+        _, outdir, _ = run_profiled(ctx, exe, [str(dumps), copies], ref,
+                                    env_extra={"PROF_DUMP_SIGNAL": name},
+                                    rewritten={"out.prof": dumps + 1})
+        got = sorted(os.listdir(copies))
+        want = ["dump%d.prof" % k for k in range(1, dumps + 1)]
+        if got != want:
+            raise Failure("PROF_DUMP_SIGNAL=%s: dumps %s, want %s" % (name, got, want))
+        for k in range(1, dumps + 1):
+            check_profile(os.path.join(copies, "dump%d.prof" % k), spec(k, k),
+                          "PROF_DUMP_SIGNAL=%s: dump %d" % (name, k), sources)
+        check_profile(os.path.join(outdir, "out.prof"), spec(None, dumps),
+                      "PROF_DUMP_SIGNAL=%s: at exit" % name, sources)
+    for bad in ("KILL", "NOPE"):
+        _, outdir, _ = run_profiled(
+            ctx, exe, ["0"], ref, env_extra={"PROF_DUMP_SIGNAL": bad},
+            expect=[r"fnprof: PROF_DUMP_SIGNAL=%s: .*" % bad])
+        check_profile(os.path.join(outdir, "out.prof"), spec(None, 0),
+                      "PROF_DUMP_SIGNAL=%s" % bad, sources)
+
+
+def case_trace(ctx):
+    """PROF_TRACE with threads and regions: the trace's line, check_trace.py against the
+    profile, thread names, regions' category, metadata; PROF_TRACE_EVENTS=50; 300 short
+    threads one after another under the default limit."""
+    api_case(ctx)
+    workers, rounds = 3, 200  # progs/controls_trace.c
+    steps = workers * rounds
+
+    def spec(shorts):
+        leaves = 2 * steps + 2 + 10 * shorts
+        calls = {
+            ROOT: ((1, 1), {}),
+            "main": ((1, 1), {ROOT: (1, 1)}),
+            "setup": ((1, 1), {"main": (1, 1)}),
+            "prepare": ((2, 2), {"setup": (2, 2)}),
+            "worker": ((workers, workers), {ROOT: (workers, workers)}),
+            "step": ((steps, steps), {"worker": (steps, steps)}),
+            "step body": ((steps, steps), {"step": (steps, steps)}),
+            "leaf": ((leaves, leaves), {"prepare": (2, 2), "step body": (2 * steps,) * 2}),
+        }
+        if shorts:
+            calls["brief"] = ((shorts, shorts), {ROOT: (shorts, shorts)})
+            calls["leaf"][1]["brief"] = (10 * shorts,) * 2
+        return calls
+
+    regions = {"setup", "step body"}
+    sources = [src("controls_trace.c")]
+    checker = os.path.join(os.path.dirname(HERE), "trace", "check_trace.py")
+    plain, exe = ctx.build("controls_trace", False), ctx.build("controls_trace")
+    ref = reference(ctx, plain, [])
+    run_unset(ctx, exe, [], ref, env_extra={"PROF_TRACE": "trace.json"})
+    # (short threads, PROF_TRACE_EVENTS): the limit is 1,000,000 calls by default.
+    for shorts, limit in ((0, None), (0, 50), (300, None)):
+        argv = [str(shorts)] if shorts else []
+        want = spec(shorts)
+        calls = sum(c[0][0] for n, c in want.items() if n != ROOT)
+        threads = workers + 1 + shorts
+        env = {"PROF_TRACE": "{outdir}/trace.json"}
+        label = "PROF_TRACE, %d threads" % threads
+        expect = []
+        if limit:
+            env["PROF_TRACE_EVENTS"] = str(limit)
+            label += ", PROF_TRACE_EVENTS=%d" % limit
+            # This line, not "fnprof: wrote", reports the trace written.
+            expect = [r"fnprof: (?P<wrote>\S+): the trace holds (?P<kept>\d+) calls; "
+                      r"(?P<dropped>\d+) more were not traced \(PROF_TRACE_EVENTS=%d\); the "
+                      r"profile has them all" % limit]
+        r, outdir, files = run_profiled(ctx, exe, argv, ref if not shorts else
+                                        reference(ctx, plain, argv), env_extra=env,
+                                        expect=expect)
+        trace, out = os.path.join(outdir, "trace.json"), os.path.join(outdir, "out.prof")
+        if files != {trace, out}:
+            raise Failure("%s: files %s, want the profile and the trace" % (label, sorted(files)))
+        check_profile(out, want, label, sources)
+        if limit:
+            m = re.search(expect[0], r.err, re.M)
+            kept, dropped = int(m.group("kept")), int(m.group("dropped"))
+            # docs/trace.md: the trace keeps roughly the first PROF_TRACE_EVENTS calls to
+            # return (more when a thread fills the buffer it holds), and says how many
+            # more there were.
+            if dropped == 0 or kept + dropped != calls or kept < limit // 2:
+                raise Failure("%s: %r: want about %d calls kept (at least %d) and the rest of "
+                              "%d dropped" % (label, m.group(0), limit, limit // 2, calls))
+        else:
+            m = re.search(r"^fnprof: wrote %s \((\d+) calls, (\d+) threads\)$"
+                          % re.escape(trace), r.err, re.M)
+            if not m:
+                raise Failure("%s: no line \"fnprof: wrote %s (N calls, T threads)\"; stderr:\n%s"
+                              % (label, trace, excerpt(r.err)))
+            if (int(m.group(1)), int(m.group(2))) != (calls, threads):
+                raise Failure("%s: %r: want %d calls, %d threads" % (label, m.group(0), calls,
+                                                                   threads))
+        c = run([sys.executable, "-B", checker, trace, out])
+        sys.stdout.write(c.out + c.err)
+        if c.status != 0 or not c.out.startswith("check_trace: ok"):
+            raise Failure("%s: check_trace.py rejects the trace (status %d):\n%s"
+                          % (label, c.status, excerpt(c.out + c.err)))
+        check_trace_content(label, trace, r.pid, workers, shorts, regions, limit)
+
+
+def check_trace_content(label, path, pid, workers, shorts, regions, limit):
+    """What check_trace.py does not know: the threads' names (the workers name themselves,
+    the others keep the program's), the regions' category and the program's metadata in
+    otherData."""
+    with open(path) as f:
+        doc = json.load(f)
+    problems = []
+    names = {e["tid"]: e["args"]["name"] for e in doc["traceEvents"]
+             if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    want = ["ctl-worker-%d" % i for i in range(workers)] + ["controls_trace"] * (1 + shorts)
+    if sorted(names.values()) != sorted(want):
+        problems.append("thread names %s, want %s" % (sorted(names.values()), sorted(want)))
+    if names.get(pid) != "controls_trace":
+        problems.append("main thread (tid %d) named %r" % (pid, names.get(pid)))
+    cats = {}
+    for e in doc["traceEvents"]:
+        if e.get("ph") == "X":
+            cats.setdefault(e["name"], set()).add(e.get("cat"))
+    for name, got in sorted(cats.items()):
+        want_cat = "region" if name in regions else "function"
+        if got != {want_cat}:
+            problems.append("events %r have cat %s, want %r" % (name, sorted(got), want_cat))
+    if not limit and not regions <= set(cats):
+        problems.append("no events for the regions %s" % sorted(regions - set(cats)))
+    other = doc.get("otherData", {})
+    for key in ("program", "pid", "start", "host", "fnprof", "clock"):
+        if not other.get(key):
+            problems.append("otherData has no %r" % key)
+    if other.get("model") != "resnet" or other.get("pid") != str(pid):
+        problems.append("otherData model %r, pid %r: want 'resnet', %r"
+                        % (other.get("model"), other.get("pid"), str(pid)))
+    if other.get("fnprof_events_limit") != (limit or 1000000):
+        problems.append("otherData fnprof_events_limit %r, want %r"
+                        % (other.get("fnprof_events_limit"), limit or 1000000))
+    if problems:
+        raise Failure("%s: %s:\n  %s" % (label, path, "\n  ".join(problems)))
+    print("run_robust: %s: thread names, categories and otherData as expected" % label)
+
+
+def case_meta(ctx):
+    """fnprof_add_metadata: the trailer holds fnprof's keys and the program's pairs, the
+    last value of a key given twice; fnprof report shows them."""
+    api_case(ctx)
+    spec = {
+        "main": ((1, 1), {}),
+        "work": ((4, 4), {"main": (4, 4)}),
+        "leaf": ((8, 8), {"work": (8, 8)}),
+    }
+    plain, exe = ctx.build("controls_meta", False), ctx.build("controls_meta")
+    ref = reference(ctx, plain, [])
+    run_unset(ctx, exe, [], ref)
+    started = time.time()
+    r, outdir, _ = run_profiled(ctx, exe, [], ref)
+    out = os.path.join(outdir, "out.prof")
+    check_profile(out, spec, "meta", [src("controls_meta.c")])
+    try:
+        pairs = fnptree.read_meta(out)
+    except fnptree.TreeError as e:
+        raise Failure("meta: %s: the trailer does not load: %s" % (out, e))
+    meta = dict(pairs)
+    problems = []
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        problems.append("keys given more than once: %s" % keys)
+    for key in ("program", "pid", "start", "host", "fnprof", "clock", "model", "batch"):
+        if key not in meta:
+            problems.append("no key %r" % key)
+    want = {"program": os.path.realpath(exe), "pid": str(r.pid), "host": socket.gethostname(),
+            "model": "resnet", "batch": "32"}
+    for key, value in want.items():
+        if key in meta and meta[key] != value:
+            problems.append("%s is %r, want %r" % (key, meta[key], value))
+    if meta.get("clock") not in ("tsc", "monotonic"):
+        problems.append("clock is %r, want tsc or monotonic" % meta.get("clock"))
+    try:
+        start = calendar.timegm(time.strptime(meta.get("start", ""), "%Y-%m-%dT%H:%M:%SZ"))
+        if not started - 2 <= start <= time.time() + 1:
+            problems.append("start %s is not when the program ran" % meta["start"])
+    except ValueError:
+        problems.append("start %r is not ISO 8601 UTC (YYYY-MM-DDTHH:MM:SSZ)"
+                        % meta.get("start"))
+    if problems:
+        raise Failure("meta: %s: metadata %s:\n  %s" % (out, pairs, "\n  ".join(problems)))
+    print("run_robust: meta: %s" % pairs)
+    tool = os.path.join(os.path.dirname(ctx.lib_dir), "bin", "fnprof")
+    rep = run([tool, "report", out])
+    shown = "\n".join("%s: %s" % kv for kv in pairs) + "\n"
+    if rep.status != 0 or not rep.out.startswith(shown):
+        raise Failure("meta: fnprof report (status %d) does not begin with the metadata, a "
+                      "line \"key: value\" each:\n%s%s" % (rep.status, excerpt(rep.out),
+                                                           excerpt(rep.err)))
+
+
 CASES = {
     "deep": case_deep,
     "reexec": case_reexec,
@@ -844,6 +1328,13 @@ CASES = {
     "exec": case_exec,
     "longjmp": case_longjmp,
     "except": case_except,
+    "pause": case_pause,
+    "pause_threads": case_pause_threads,
+    "schedule": case_schedule,
+    "reset": case_reset,
+    "dumpsig": case_dumpsig,
+    "trace": case_trace,
+    "meta": case_meta,
 }
 
 
@@ -858,7 +1349,8 @@ def main(argv=None):
     p.add_argument("--mode", required=True, choices=("link", "preload", "tsan", "asan"))
     p.add_argument("--lib-dir", default="", help="directory of libfnprof.so (link, preload)")
     p.add_argument("--source-root", default=os.path.dirname(os.path.dirname(HERE)),
-                   help="fnprof's source tree (for --build-runtime)")
+                   help="fnprof's source tree (include/ for the programs, the runtime's "
+                        "sources for --build-runtime)")
     p.add_argument("--runtime-objs", help="objects made by --build-runtime (tsan, asan)")
     p.add_argument("--sources", type=lambda v: [x for x in v.split(",") if x], default=[],
                    help="the runtime's C sources, comma-separated, relative to --source-root "
