@@ -9,7 +9,6 @@
  * up by a hash of its name, as the name may change from call to call.
  */
 #include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "fnprof.h"
@@ -31,6 +30,24 @@ static size_t nregions;                /* published with release after the entry
 static uint32_t *slots;
 static const char **files_seen; /* the caller's file pointer of each region */
 static int full_warned, unbalanced_warned;
+
+/* s copied into pages of the region table's own (under lock): never freed, like the table,
+ * and out of the program's heap, where a leak checker would count them. NULL when out of
+ * memory. */
+static char *copy(const char *s)
+{
+    static char *cur, *end;
+    size_t n = strlen(s) + 1;
+    if ((size_t)(end - cur) < n) {
+        size_t size = n > 65536 ? n : 65536;
+        if (!(cur = fnp_pages(size)))
+            return end = NULL;
+        end = cur + size;
+    }
+    char *out = memcpy(cur, s, n);
+    cur += n;
+    return out;
+}
 
 static uint64_t hash(const char *file, int line, const char *name)
 {
@@ -84,9 +101,8 @@ static uintptr_t intern(const char *file, int line, const char *name)
     uint32_t v = slots[j];
     if (!v) {
         size_t n = nregions;
-        char *f = n < MAX_REGIONS ? strdup(file) : NULL, *nm = f ? strdup(name) : NULL;
+        char *f = n < MAX_REGIONS ? copy(file) : NULL, *nm = f ? copy(name) : NULL;
         if (!nm) {
-            free(f);
             if (!full_warned++)
                 fnp_log("%s: more than %d distinct regions; the others are not recorded", name,
                         MAX_REGIONS);

@@ -20,6 +20,8 @@
 #include "runtime.h"
 
 #define CHUNK_EVENTS 4096
+#define FIRST_CHUNK_EVENTS 168 /* a chunk of one page */
+#define MIN_CHUNK_EVENTS 16
 #define DEFAULT_EVENTS 1000000
 
 struct fnp_trace_chunk {
@@ -48,9 +50,18 @@ int fnp_trace_init(void)
 FNP_NOINSTR void fnp_trace_add_cold(struct fnp_thread *t, const struct fnp_node *n, uint64_t t0,
                                     uint64_t t1)
 {
+    /* A thread's chunks grow from one page to CHUNK_EVENTS, and none takes more than a
+     * sixteenth of what is left: a thread that makes few calls holds back little of the
+     * budget for calls it never makes (and gives it back when it ends). */
+    size_t want =
+        t->trace_chunks ? (size_t)(t->trace_end - t->trace_chunks->recs) * 2 : FIRST_CHUNK_EVENTS;
+    if (want > CHUNK_EVENTS)
+        want = CHUNK_EVENTS;
     uint64_t left = __atomic_load_n(&budget, __ATOMIC_RELAXED), take;
     do {
-        take = left < CHUNK_EVENTS ? left : CHUNK_EVENTS;
+        take = left / 16 > MIN_CHUNK_EVENTS ? left / 16 : MIN_CHUNK_EVENTS;
+        take = take < want ? take : want;
+        take = take < left ? take : left;
     } while (take && !__atomic_compare_exchange_n(&budget, &left, left - take, 1, __ATOMIC_RELAXED,
                                                   __ATOMIC_RELAXED));
     struct fnp_trace_chunk *c =
@@ -73,6 +84,11 @@ FNP_NOINSTR void fnp_trace_add_cold(struct fnp_thread *t, const struct fnp_node 
 void fnp_trace_thread_ended(struct fnp_thread *t)
 {
     prctl(PR_GET_NAME, t->name, 0, 0, 0);
+    /* The rest of its chunk goes back for the threads still running. */
+    if (t->trace_chunks && t->trace_end > t->trace_cur) {
+        __atomic_add_fetch(&budget, (uint64_t)(t->trace_end - t->trace_cur), __ATOMIC_RELAXED);
+        t->trace_end = t->trace_cur;
+    }
 }
 
 /* The name of a thread still alive, from /proc. */

@@ -1,6 +1,7 @@
-# Robustness tests: threads, fork, exec, longjmp and C++ exceptions in profiled programs,
-# built at test time by tests/robust/run_robust.py (tests/robust/README.md). Included from
-# tests/CMakeLists.txt; labels e2e and robust, plus sanitize for the TSan/ASan builds.
+# Robustness tests: threads, fork, exec, longjmp, C++ exceptions and issue 13's controls in
+# profiled programs, built at test time by tests/robust/run_robust.py (tests/robust/README.md).
+# Included from tests/CMakeLists.txt; labels e2e and robust, plus sanitize for the TSan/ASan
+# builds.
 #   ctest -L robust                 everything
 #   ctest -L robust -LE sanitize    without the sanitizer builds
 
