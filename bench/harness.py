@@ -44,8 +44,10 @@ CONFIGS = ["base", "floor", "fnprof", "fnprof-count", "fnprof-off", "fnprof-paus
 # exit, ~145-180 bytes per call: 0.5 s for 2 M calls, but 12 s (37 s on a loaded machine)
 # and 3.1 GB for tiny's 20 M, as the kernel throttles a writer past its dirty-page limit;
 # Lua's and SQLite's ~170 M calls would take 4 GB of buffers and ~30 GB of JSON a run. It
-# runs at the "trace" size instead (2-4 M calls), and the configurations its ratios need
-# run beside it at that size, interleaved with it in the same rounds.
+# runs at the "trace" size instead (7-12 M calls, ~1.5 GB of JSON: below the dirty limit of
+# a machine with a few GB of memory), and the configurations its ratios need run beside it
+# at that size, interleaved with it in the same rounds. (2-4 M calls were tried first: a
+# work phase of 20-100 ms, which another process on the machine moved by half.)
 TRACE_REFS = ["base", "floor", "fnprof", "limit", "uftrace"]
 
 # uftrace's fastest honest mode: --no-libcall records the same functions as every other
@@ -62,7 +64,8 @@ UFTRACE = ["uftrace", "record", "--no-libcall", "--no-event"]
 TRACE_SLACK = 1 << 16
 
 # The hot-path instruction counts (callgrind): base first, the reference of the others.
-IR_CONFIGS = ["base", "floor", "fnprof-off", "fnprof", "fnprof-count", "limit", "limit-notime"]
+IR_CONFIGS = ["base", "floor", "fnprof-off", "fnprof", "fnprof-count", "fnprof-paused",
+              "fnprof-trace", "limit", "limit-notime"]
 
 
 class Workload:
@@ -86,32 +89,32 @@ class Workload:
 
 def workloads():
     return [
-        # fib(34): 18.5 M calls (fib(30), the trace's size: 2.7 M)
-        Workload("fib", "fib", ["34"], ["22"], ["27"], ["30"]),
+        # fib(34): 18.5 M calls (fib(32), the trace's size: 7.1 M)
+        Workload("fib", "fib", ["34"], ["22"], ["27"], ["32"]),
         # 20 M calls of a 3-instruction function
         Workload("tiny", "tiny", ["20000000", "1"], ["200000", "1"], ["1000000", "1"],
-                 ["2000000", "1"]),
+                 ["10000000", "1"]),
         # 5,000 distinct callees of one caller, 20 M calls in xorshift order. glibc's mcount
         # keeps one linked list of callees per call site and walks it on every call: gprof
         # takes ~14 us a call here (280 s for the full size), so it runs 100,000 calls
-        Workload("many", "many", ["20000000"], ["200000"], ["1000000"], ["2000000"],
+        Workload("many", "many", ["20000000"], ["200000"], ["1000000"], ["10000000"],
                  side={"gprof": ["100000"]}),
         # 200 descents to depth 100,000 (20 M calls). uftrace records 1,024 levels by
         # default and at most 65,535 (a larger --max-stack is ignored): its hooks still run
         # on every call, but a third of the calls are not written
-        Workload("deep", "deep", ["200"], ["2"], ["10"], ["20"],
+        Workload("deep", "deep", ["200"], ["2"], ["10"], ["100"],
                  uftrace_extra=["--max-stack=65535"],
                  uftrace_note="records depth <= 65,535 only (its maximum)"),
         # tiny on 2 threads, 20 M calls each
         Workload("threads", "tiny", ["20000000", "2"], ["200000", "2"], ["1000000", "2"],
-                 ["1000000", "2"], threads=2),
+                 ["5000000", "2"], threads=2),
         # Lua's API string cache is indexed by the address of the C string, so with ASLR the
         # calls differ by ~0.4% from run to run: Lua runs without it, always the same calls
-        # (the trace's sizes: 3.5 M calls for Lua, 3.7 M for SQLite)
+        # (the trace's sizes: 10.4 M calls for Lua, 11.5 M for SQLite)
         Workload("lua", "lua", ["@bench.lua", "50"], ["@bench.lua", "1"], ["@bench.lua", "2"],
-                 ["@bench.lua", "1"], no_aslr=True),
+                 ["@bench.lua", "3"], no_aslr=True),
         Workload("sqlite", "sqlite", ["--memdb", "--size", "35"], ["--memdb", "--size", "1"],
-                 ["--memdb", "--size", "2"], ["--memdb", "--size", "1"]),
+                 ["--memdb", "--size", "2"], ["--memdb", "--size", "3"]),
     ]
 
 
@@ -566,10 +569,17 @@ class Runner:
                 out = OUT / f"{w.name}.{config}.ir.out"
                 out.unlink(missing_ok=True)
                 env, hook_object = {}, None
-                if config in ("fnprof", "fnprof-count"):
+                trace = OUT / f"{w.name}.{config}.ir.json"
+                if config in ("fnprof", "fnprof-count", "fnprof-paused", "fnprof-trace"):
                     env.update(PROF_OUTPUT=OUT / f"{w.name}.{config}.ir.prof", PROF_QUIET="1")
                     if config == "fnprof-count":
                         env["PROF_TIMER"] = "none"
+                    elif config == "fnprof-paused":
+                        env["PROF_START"] = "paused"
+                    elif config == "fnprof-trace":
+                        # every call kept, as in the timed runs (stores, not page faults:
+                        # callgrind counts no kernel work)
+                        env.update(PROF_TRACE=trace, PROF_TRACE_EVENTS=calls + TRACE_SLACK)
                 if config.startswith("fnprof"):
                     env["LD_PRELOAD"] = self.libfnprof
                     hook_object = "/libfnprof.so"
@@ -581,6 +591,7 @@ class Runner:
                       f"--callgrind-out-file={out}", *self.argv(w, variant, size)]
                 _, _, _, rc = spawn(cg, env, err=OUT / f"{w.name}.{config}.ir.err",
                                     fixed_layout=w.no_aslr)
+                trace.unlink(missing_ok=True)
                 if rc:
                     sys.exit(f"bench: callgrind {w.name}/{config} failed")
                 ann = subprocess.run(["callgrind_annotate", "--auto=no", "--threshold=100",

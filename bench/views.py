@@ -9,6 +9,7 @@ and SQLite's are the large ones); it also runs on its own on any profiles. Per p
 size, the tree's share of it (bytes, and bytes per calling context: the tree is O(contexts),
 with no strings), then per format the median wall time of `fnprof convert` (reading the file
 and writing the view, through the command) and the output's size. Goal: each well under 1 s.
+Then bench/diff.py's rows: fnprof diff on two 100,000-function profiles (goal < 1 s).
 """
 import argparse
 import io
@@ -102,6 +103,12 @@ def main():
     a = ap.parse_args()
     print(f"fnprof convert, median of {a.runs} (wall ms, the whole command):")
     print(report(a.fnprof, a.profiles, a.runs, a.outdir))
+    # fnprof diff on two synthetic 100,000-function profiles (bench/diff.py): its own files,
+    # whatever the workloads were.
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import diff  # pylint: disable=import-outside-toplevel
+    print()
+    print(diff.report(a.fnprof, runs=a.runs, outdir=os.path.join(a.outdir, "diff")))
     return 0
 
 
