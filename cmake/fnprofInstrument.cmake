@@ -1,20 +1,194 @@
-# fnprof_instrument(<target> [STATIC])
+# fnprof's CMake functions, from find_package(fnprof) or add_subdirectory(fnprof).
 #
-# Builds <target>'s own sources with -g -finstrument-functions and links the fnprof runtime
-# (libfnprof.so; STATIC: libfnprof.a). Run the program with PROF_OUTPUT=out.prof to get a
-# pstats file. With gcc, functions defined in system headers (/usr/include: the C++
-# standard library's templates above all) are not instrumented: they would swamp the
-# profile and cost a hook pair each (clang 14 has no such filter). Inlined functions
-# are still counted: the compilers call the hooks for them with their own address.
-function(fnprof_instrument target)
-    cmake_parse_arguments(PARSE_ARGV 1 FNP "STATIC" "" "")
-    target_compile_options(${target} PRIVATE
-        -g -finstrument-functions
+# fnprof_instrument(<target> [STATIC] [DEPENDENCIES])
+#   Builds <target>'s own sources with -g and the compiler's instrumentation flags and links
+#   the fnprof runtime (libfnprof.so; STATIC: libfnprof.a). DEPENDENCIES: every library
+#   target of this build that <target> links, directly or through other targets, is
+#   instrumented too (its sources only: it gets no runtime of its own, the program's serves
+#   the whole process).
+#
+# fnprof_instrument_directory([<dir>] [STATIC] [EXCLUDE <target>...])
+#   At the end of the calling directory's CMakeLists.txt: every executable and library
+#   target defined in <dir> (default: the calling directory) and its subdirectories is
+#   instrumented, and the executables link the runtime. EXCLUDE leaves targets alone.
+#   A library instrumented here but loaded by a program that has no runtime binds the hooks
+#   to glibc's no-ops: run that program under `fnprof run` (LD_PRELOAD).
+#
+# Run the program with PROF_OUTPUT=out.prof to get a pstats file.
+#
+# The flags keep the system's headers (the C++ standard library's templates above all) out of
+# the profile, where the compiler can: they would swamp it and cost a hook pair each.
+#   gcc:   -finstrument-functions -finstrument-functions-exclude-file-list=/usr/include
+#   clang: -finstrument-functions-after-inlining: a function inlined into its caller (most
+#          of std::) is no call of its own; functions that stay out of line are counted.
+# docs/integration.md compares the routes.
+
+# fnprof's own build tree when it is added with add_subdirectory: its targets are never
+# instrumented (a hook calling a hook recurses forever). Cached: the functions run in the
+# caller's directory, where fnprof's variables are not seen.
+if(EXISTS "${CMAKE_CURRENT_LIST_DIR}/../runtime/hooks.c" AND PROJECT_NAME STREQUAL "fnprof")
+    set(_FNPROF_BUILD_TREE "${PROJECT_BINARY_DIR}" CACHE INTERNAL "fnprof's build tree, if built here")
+else()
+    set(_FNPROF_BUILD_TREE "" CACHE INTERNAL "fnprof's build tree, if built here")
+endif()
+
+# The compile options of an instrumented target, one set per compiler family.
+function(_fnprof_compile_options out)
+    set(${out}
+        -g
+        $<$<COMPILE_LANG_AND_ID:C,GNU>:-finstrument-functions>
+        $<$<COMPILE_LANG_AND_ID:CXX,GNU>:-finstrument-functions>
         $<$<COMPILE_LANG_AND_ID:C,GNU>:-finstrument-functions-exclude-file-list=/usr/include>
-        $<$<COMPILE_LANG_AND_ID:CXX,GNU>:-finstrument-functions-exclude-file-list=/usr/include>)
-    if(FNP_STATIC)
+        $<$<COMPILE_LANG_AND_ID:CXX,GNU>:-finstrument-functions-exclude-file-list=/usr/include>
+        $<$<COMPILE_LANG_AND_ID:C,Clang,AppleClang>:-finstrument-functions-after-inlining>
+        $<$<COMPILE_LANG_AND_ID:CXX,Clang,AppleClang>:-finstrument-functions-after-inlining>
+        PARENT_SCOPE)
+endfunction()
+
+# Whether <target> is something fnprof may instrument: built here, from sources, not fnprof's.
+function(_fnprof_instrumentable target out)
+    set(${out} FALSE PARENT_SCOPE)
+    if(NOT TARGET ${target})
+        return()
+    endif()
+    get_target_property(imported ${target} IMPORTED)
+    get_target_property(type ${target} TYPE)
+    if(imported OR NOT type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY)$")
+        return()
+    endif()
+    get_target_property(dir ${target} BINARY_DIR)
+    if(_FNPROF_BUILD_TREE)
+        string(FIND "${dir}/" "${_FNPROF_BUILD_TREE}/" at)
+        if(at EQUAL 0)
+            return()
+        endif()
+    endif()
+    set(${out} TRUE PARENT_SCOPE)
+endfunction()
+
+# Compile options once per target, whichever function reaches it first or again.
+function(_fnprof_compile target)
+    get_target_property(done ${target} _FNPROF_INSTRUMENTED)
+    if(done)
+        return()
+    endif()
+    set_property(TARGET ${target} PROPERTY _FNPROF_INSTRUMENTED TRUE)
+    _fnprof_compile_options(options)
+    target_compile_options(${target} PRIVATE ${options})
+endfunction()
+
+function(_fnprof_link target static)
+    get_target_property(done ${target} _FNPROF_LINKED)
+    if(done)
+        return()
+    endif()
+    set_property(TARGET ${target} PROPERTY _FNPROF_LINKED TRUE)
+    if(static)
+        if(NOT TARGET fnprof::fnprof_static)
+            message(FATAL_ERROR "fnprof: ${target}: STATIC asks for fnprof::fnprof_static, which "
+                    "this fnprof package does not define (libelf, libdwarf or zlib was not found "
+                    "when fnprof was found)")
+        endif()
         target_link_libraries(${target} PRIVATE fnprof::fnprof_static)
     else()
         target_link_libraries(${target} PRIVATE fnprof::fnprof)
     endif()
+endfunction()
+
+# The library targets built here that <target> links, transitively, into the variable <out>.
+# Link items may be generator expressions or plain names: only names of targets count.
+function(_fnprof_linked_targets target out)
+    set(seen "")
+    set(todo ${target})
+    while(todo)
+        list(POP_FRONT todo t)
+        foreach(prop LINK_LIBRARIES INTERFACE_LINK_LIBRARIES)
+            get_target_property(items ${t} ${prop})
+            if(NOT items)
+                continue()
+            endif()
+            foreach(item IN LISTS items)
+                # $<LINK_ONLY:x> is how a static library records its private links.
+                if(item MATCHES "^\\$<LINK_ONLY:([^$<>]+)>$")
+                    set(item "${CMAKE_MATCH_1}")
+                endif()
+                if(NOT TARGET "${item}")
+                    continue()
+                endif()
+                get_target_property(real "${item}" ALIASED_TARGET)
+                if(real)
+                    set(item ${real})
+                endif()
+                get_target_property(imported ${item} IMPORTED)
+                if(imported OR item IN_LIST seen)
+                    continue()
+                endif()
+                list(APPEND seen ${item})
+                list(APPEND todo ${item})
+            endforeach()
+        endforeach()
+    endwhile()
+    set(${out} ${seen} PARENT_SCOPE)
+endfunction()
+
+function(fnprof_instrument target)
+    cmake_parse_arguments(PARSE_ARGV 1 FNP "STATIC;DEPENDENCIES" "" "")
+    if(FNP_UNPARSED_ARGUMENTS)
+        message(FATAL_ERROR "fnprof_instrument: unknown arguments: ${FNP_UNPARSED_ARGUMENTS}")
+    endif()
+    _fnprof_compile(${target})
+    _fnprof_link(${target} "${FNP_STATIC}")
+    if(FNP_DEPENDENCIES)
+        _fnprof_linked_targets(${target} deps)
+        foreach(dep IN LISTS deps)
+            _fnprof_instrumentable(${dep} ok)
+            if(ok)
+                _fnprof_compile(${dep})
+            endif()
+        endforeach()
+    endif()
+endfunction()
+
+# Every target of <dir> and below, into the variable <out>.
+function(_fnprof_directory_targets dir out)
+    get_property(targets DIRECTORY "${dir}" PROPERTY BUILDSYSTEM_TARGETS)
+    get_property(subdirs DIRECTORY "${dir}" PROPERTY SUBDIRECTORIES)
+    foreach(sub IN LISTS subdirs)
+        _fnprof_directory_targets("${sub}" more)
+        list(APPEND targets ${more})
+    endforeach()
+    set(${out} ${targets} PARENT_SCOPE)
+endfunction()
+
+# Runs when the directory that called fnprof_instrument_directory has been read whole.
+function(_fnprof_instrument_directory_now dir static exclude)
+    _fnprof_directory_targets("${dir}" targets)
+    foreach(target IN LISTS targets)
+        _fnprof_instrumentable(${target} ok)
+        if(NOT ok OR target IN_LIST exclude)
+            continue()
+        endif()
+        _fnprof_compile(${target})
+        get_target_property(type ${target} TYPE)
+        if(type STREQUAL "EXECUTABLE")
+            _fnprof_link(${target} "${static}")
+        endif()
+    endforeach()
+endfunction()
+
+function(fnprof_instrument_directory)
+    cmake_parse_arguments(PARSE_ARGV 0 FNP "STATIC" "" "EXCLUDE")
+    list(LENGTH FNP_UNPARSED_ARGUMENTS n)
+    if(n GREATER 1)
+        message(FATAL_ERROR "fnprof_instrument_directory: unknown arguments: ${FNP_UNPARSED_ARGUMENTS}")
+    endif()
+    set(dir "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(n EQUAL 1)
+        get_filename_component(dir "${FNP_UNPARSED_ARGUMENTS}" ABSOLUTE
+                               BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    endif()
+    # Deferred: the targets of this directory defined after the call count too.
+    cmake_language(EVAL CODE "
+        cmake_language(DEFER CALL _fnprof_instrument_directory_now
+                       [[${dir}]] [[${FNP_STATIC}]] [[${FNP_EXCLUDE}]])")
 endfunction()

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 struct fnp_sink;
+struct fnp_sym_func;
 
 /* ---- model.c: functions, edges and cProfile's recursion rules ----------------------- */
 
@@ -331,6 +332,9 @@ struct fnp_symbolizer_api {
      * call that sets it */
     const char *debug_dirs;
     int (*set_debug_dirs)(struct fnp_symbolizer *s, const char *dirs);
+    /* fnp_symbolizer_functions (symbolizer.h), for PROF_FILTER */
+    int (*functions)(struct fnp_symbolizer *s, const char *module, const struct fnp_sym_func **out,
+                     size_t *n, int *calls_hooks);
 };
 
 /*

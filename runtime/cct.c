@@ -207,9 +207,40 @@ static struct fnp_node *ghost_child(struct fnp_thread *t, struct fnp_node *paren
     return table_add(&t->contexts, g) ? NULL : g;
 }
 
+/* The placeholder of a function PROF_FILTER leaves out, among from's children: found by
+ * the hooks as from's hot child or by a probe for its key, it tells them to push nothing
+ * (exclude.c). Never linked into the tree. from->hot is set when it exists. */
+static void excluded_child(struct fnp_thread *t, struct fnp_node *from, uintptr_t fn)
+{
+    if (t->busy)
+        return; /* a signal handler inside a table update: no placeholder this time */
+    t->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    struct fnp_node *parent = from->target ? from->target : from;
+    uintptr_t key = fnp_excluded_key(fn);
+    struct fnp_node *x = table_find(&t->contexts, parent, key);
+    if (!x && (x = fnp_arena_alloc(&t->arena, sizeof(*x))) != NULL) {
+        x->fn = key;
+        x->parent = parent;
+        x->hot = &fnp_no_child;
+        x->target = parent;
+        if (table_add(&t->contexts, x))
+            x = NULL;
+    }
+    if (x)
+        from->hot = x;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->busy = 0;
+}
+
 FNP_NOINSTR struct fnp_node *fnp_cct_child(struct fnp_thread *t, struct fnp_node *from,
                                            uintptr_t fn)
 {
+    /* Left out by PROF_FILTER: nothing is pushed, nothing is counted as lost. */
+    if (fnp_exclude_on && !(fn & FNP_REGION_TAG) && fnp_exclude_has(fn & FNP_ADDR_MASK)) {
+        excluded_child(t, from, fn);
+        return NULL;
+    }
     /* A signal handler interrupting us here must not touch the table or the arena: its
      * call is dropped, counted, and its exit recognised later (skipped). */
     if (t->busy) {
@@ -333,6 +364,8 @@ FNP_NOINSTR void fnp_cct_cut(struct fnp_thread *t, uint32_t depth, uint64_t now)
 
 FNP_NOINSTR void fnp_cct_exit_mismatch(struct fnp_thread *t, uintptr_t fn, uint64_t now)
 {
+    if (fnp_exclude_exit(t, fn))
+        return;
     if (t->skipped) {
         t->skipped--;
         return;

@@ -63,6 +63,8 @@ int fnp_dump_build(struct fnp_profile *prof, struct fnp_raw *raw)
         raw->regions = fnp_regions(&raw->nregions);
         rc = fnp_profile_build(prof, raw, named ? &api : NULL);
         raw->mods = NULL;
+        if (!rc && named)
+            fnp_coverage_note(prof, &map, &api);
     }
     free(mods);
     fnp_modmap_free(&map);
@@ -169,6 +171,8 @@ __attribute__((constructor)) static void fnp_load(void)
     fnp_meta_init();
     fnp_symload_init();
     fnp_signals_init(fnp_symload_tool());
+    if (fnp_config.filter && *fnp_config.filter)
+        fnp_exclude_init(fnp_config.filter);
     uint64_t modes = FNP_ON | fnp_clock_mode();
     if (fnp_config.trace && fnp_trace_init() == 0)
         modes |= FNP_ON_TRACE;

@@ -79,6 +79,7 @@ int fnp_env_load(void)
     fnp_config.start = secure_getenv("PROF_START");
     fnp_config.schedule = secure_getenv("PROF_SCHEDULE");
     fnp_config.dump_signal = secure_getenv("PROF_DUMP_SIGNAL");
+    fnp_config.filter = secure_getenv("PROF_FILTER");
     fnp_config.trace_events = positive("PROF_TRACE_EVENTS");
     fnp_config.max_nodes = positive("PROF_MAX_NODES");
     const char *exec_mark = secure_getenv("PROF_EXEC");

@@ -28,9 +28,11 @@ static FNP_COLD void enter_slow(uintptr_t key, uintptr_t sp)
     struct fnp_thread *t = fnp_tls;
     if (!t && !(t = fnp_thread_attach()))
         return;
-    if (__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED) & FNP_ON_PAUSED)
-        fnp_cct_enter_ghost(t, FNP_GHOST_CALL, sp);
-    else
+    if (__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED) & FNP_ON_PAUSED) {
+        /* an excluded function pushes nothing, paused or not: its exit pops nothing */
+        if (!fnp_exclude_on || !fnp_exclude_has(key & FNP_ADDR_MASK))
+            fnp_cct_enter_ghost(t, FNP_GHOST_CALL, sp);
+    } else
         fnp_cct_enter(t, key, fnp_clock_now(), sp);
 }
 
@@ -42,6 +44,14 @@ FNP_INLINE void other_child(struct fnp_thread *t, struct fnp_node *parent, uintp
 {
     uint32_t d = t->depth;
     struct fnp_node *n = fnp_cct_probe(t, parent, key);
+    if (!n && FNP_UNLIKELY(fnp_exclude_on)) {
+        /* left out by PROF_FILTER, and not the placeholder entered last */
+        struct fnp_node *x;
+        if ((x = fnp_cct_probe(t, parent, fnp_excluded_key(key))) != NULL) {
+            parent->hot = x;
+            return;
+        }
+    }
     if (!n || d >= t->cap) {
         enter_slow(key, sp);
         return;
@@ -62,8 +72,11 @@ other_child_count(struct fnp_thread *t, struct fnp_node *parent, uintptr_t key, 
     other_child(t, parent, key, sp, 0);
 }
 
-/* The steady enter, timed (rdtsc) or count-only; timed is a constant. */
-FNP_INLINE void enter_as(uintptr_t key, uintptr_t sp, int timed)
+/* The steady enter, timed (rdtsc) or count-only; timed is a constant, and so is filter:
+ * the filtering pair's (PROF_FILTER) first tests for the placeholder of a function the
+ * filter leaves out (exclude.c), which then costs this and a return. Only that pair tests
+ * it: in the others the test would cost every call a saved register. */
+FNP_INLINE void enter_as_f(uintptr_t key, uintptr_t sp, int timed, int filter)
 {
     struct fnp_thread *t = fnp_tls;
     if (FNP_UNLIKELY(!t)) {
@@ -74,6 +87,8 @@ FNP_INLINE void enter_as(uintptr_t key, uintptr_t sp, int timed)
     struct fnp_node *parent = t->frames[(ptrdiff_t)d - 1].node; /* [-1]: the root */
     struct fnp_node *n = parent->hot;
     if (FNP_UNLIKELY(n->fn != key)) {
+        if (filter && n->fn == fnp_excluded_key(key))
+            return;
         if (timed)
             other_child_timed(t, parent, key, sp);
         else
@@ -87,6 +102,11 @@ FNP_INLINE void enter_as(uintptr_t key, uintptr_t sp, int timed)
     fnp_cct_push_as(t, d, n, timed ? fnp_clock_tsc() : 0, sp, timed);
 }
 
+FNP_INLINE void enter_as(uintptr_t key, uintptr_t sp, int timed)
+{
+    enter_as_f(key, sp, timed, 0);
+}
+
 static __attribute__((noinline, no_instrument_function)) void enter_count(uintptr_t key,
                                                                           uintptr_t sp)
 {
@@ -97,8 +117,8 @@ static __attribute__((noinline, no_instrument_function)) void enter_count(uintpt
  * inline. The general pair expects timed and reaches count-only by a tail call (when the
  * loader could not pick the counting pair); anything else, the clock that is a call, or a
  * mode the loader did not foresee, takes the slow path, which is right in every mode. */
-/* The pair's expected mode: timed (0), counting (1) or tracing (2: timed, and exits keep
- * their calls). */
+/* The pair's expected mode: timed (0), counting (1), tracing (2: timed, and exits keep
+ * their calls) or filtering (3: timed, and excluded functions pass through first). */
 #define FNP_EXPECT(rec, mode)                                                                      \
     ((mode) == 1   ? ((rec)&FNP_ON_COUNT) != 0                                                     \
      : (mode) == 2 ? ((rec)&FNP_ON_MODES) == FNP_ON_TRACE                                          \
@@ -111,7 +131,7 @@ FNP_INLINE void enter_hook(void *fn, int counting)
         return;
     uintptr_t key = fnp_key((uintptr_t)fn, rec), sp = FNP_CALLER_SP();
     if (FNP_LIKELY(FNP_EXPECT(rec, counting)))
-        enter_as(key, sp, counting != 1);
+        enter_as_f(key, sp, counting != 1, counting == 3);
     else if (rec & FNP_ON_COUNT)
         enter_count(key, sp);
     else
@@ -140,6 +160,23 @@ FNP_INLINE void exit_traced(struct fnp_thread *t, uintptr_t fn)
     __atomic_store_n(&t->depth, d - 1, __ATOMIC_RELEASE);
 }
 
+/* The filtering pair's exit: the exit of a function the filter leaves out, entered last
+ * from the innermost frame's function, returns before the clock is read. */
+FNP_INLINE void exit_filtered(struct fnp_thread *t, uintptr_t fn)
+{
+    uint32_t d = t->depth;
+    struct fnp_frame *f = &t->frames[(ptrdiff_t)d - 1];
+    struct fnp_node *n = f->node;
+    if (FNP_UNLIKELY((n->fn & FNP_ADDR_MASK) != fn)) {
+        if ((n->hot->fn & FNP_ADDR_MASK) != fnp_excluded_key(fn))
+            fnp_cct_exit_mismatch(t, fn, fnp_clock_tsc());
+        return;
+    }
+    uint64_t now = fnp_clock_tsc();
+    __atomic_store_n(&n->ticks, n->ticks + (now - f->t0), __ATOMIC_RELAXED);
+    __atomic_store_n(&t->depth, d - 1, __ATOMIC_RELEASE);
+}
+
 FNP_INLINE void exit_hook(void *fn, int counting)
 {
     uint64_t rec = __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED);
@@ -150,7 +187,9 @@ FNP_INLINE void exit_hook(void *fn, int counting)
         return;
     if (counting == 2 && FNP_LIKELY(FNP_EXPECT(rec, 2)))
         exit_traced(t, (uintptr_t)fn);
-    else if (counting != 2 && FNP_LIKELY(FNP_EXPECT(rec, counting)))
+    else if (counting == 3 && FNP_LIKELY(FNP_EXPECT(rec, 3)))
+        exit_filtered(t, (uintptr_t)fn);
+    else if (counting < 2 && FNP_LIKELY(FNP_EXPECT(rec, counting)))
         fnp_cct_exit_as(t, (uintptr_t)fn, counting ? 0 : fnp_clock_tsc(), !counting);
     else if (rec & FNP_ON_COUNT)
         fnp_cct_exit_as(t, (uintptr_t)fn, 0, 0);
@@ -194,8 +233,10 @@ typedef void fnp_hook_fn(void *, void *);
 
 FNP_HOOK_PAIR(hook_enter_count, hook_exit_count, 1)
 FNP_HOOK_PAIR(hook_enter_trace, hook_exit_trace, 2)
+FNP_HOOK_PAIR(hook_enter_filter, hook_exit_filter, 3)
 
-static FNP_EARLY fnp_hook_fn *pick(fnp_hook_fn *timed, fnp_hook_fn *counting, fnp_hook_fn *tracing)
+static FNP_EARLY fnp_hook_fn *pick(fnp_hook_fn *timed, fnp_hook_fn *counting, fnp_hook_fn *tracing,
+                                   fnp_hook_fn *filtering)
 {
     int seen = fnp_peek();
     if (seen < 0)
@@ -204,17 +245,19 @@ static FNP_EARLY fnp_hook_fn *pick(fnp_hook_fn *timed, fnp_hook_fn *counting, fn
         return hook_none;
     if (seen & FNP_PEEK_COUNT)
         return counting;
-    return seen & FNP_PEEK_TRACE ? tracing : timed;
+    if (seen & FNP_PEEK_TRACE)
+        return tracing;
+    return seen & FNP_PEEK_FILTER ? filtering : timed;
 }
 
 static __attribute__((used)) FNP_EARLY fnp_hook_fn *resolve_enter(void)
 {
-    return pick(hook_enter, hook_enter_count, hook_enter_trace);
+    return pick(hook_enter, hook_enter_count, hook_enter_trace, hook_enter_filter);
 }
 
 static __attribute__((used)) FNP_EARLY fnp_hook_fn *resolve_exit(void)
 {
-    return pick(hook_exit, hook_exit_count, hook_exit_trace);
+    return pick(hook_exit, hook_exit_count, hook_exit_trace, hook_exit_filter);
 }
 
 FNP_HOOK void __cyg_profile_func_enter(void *fn, void *call_site)

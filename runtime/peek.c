@@ -43,6 +43,12 @@ static FNP_EARLY void judge(const char *head, long len, int *seen)
         i++;
     if (i == (long)sizeof(trace) - 1 && len > i)
         *seen |= FNP_PEEK_TRACE;
+    static const char filter[] = "PROF_FILTER=";
+    i = 0;
+    while (i < (long)sizeof(filter) - 1 && i < len && head[i] == filter[i])
+        i++;
+    if (i == (long)sizeof(filter) - 1 && len > i)
+        *seen |= FNP_PEEK_FILTER;
 }
 
 FNP_EARLY int fnp_peek(void)

@@ -420,6 +420,7 @@ struct fnp_config {
     const char *dump_signal;  /* PROF_DUMP_SIGNAL */
     char *trace;              /* PROF_TRACE made absolute at load */
     uint64_t trace_events;    /* PROF_TRACE_EVENTS; 0: the default */
+    const char *filter;       /* PROF_FILTER: a Score-P filter file */
 };
 
 extern struct fnp_config fnp_config;
@@ -493,6 +494,41 @@ const char *fnp_symload_tool(void);
 /* Fills api; 0, or -ENOENT with a message logged once when the symbolizer cannot load. */
 int fnp_symload_get(struct fnp_symbolizer_api *api);
 
+/* ---- exclude.c: PROF_FILTER ----------------------------------------------------------- */
+
+/* Whether any function is left out; written once at load, before recording starts. */
+extern int fnp_exclude_on;
+/* Decides, at load, which functions the filter file at path leaves out (one line on
+ * stderr when it cannot: then every function is recorded). */
+void fnp_exclude_init(const char *path);
+/* addr (an entry address, no generation bits) is left out. Async-signal-safe. */
+int fnp_exclude_has(uintptr_t addr);
+/* The key under which an excluded function's placeholder is found among a node's
+ * children: no code address, no region's number, no ghost (FNP_REGION_TAG | address). */
+static inline FNP_NOINSTR uintptr_t fnp_excluded_key(uintptr_t key)
+{
+    return key | FNP_REGION_TAG;
+}
+/* An exit of fn, not the innermost frame's, is an excluded function's: nothing to pop. */
+static inline FNP_NOINSTR int fnp_exclude_exit(const struct fnp_thread *t, uintptr_t fn)
+{
+    if (!fnp_exclude_on || (fn & FNP_REGION_TAG))
+        return 0;
+    const struct fnp_node *top = t->frames[(ptrdiff_t)t->depth - 1].node;
+    if ((top->hot->fn & FNP_ADDR_MASK) == (fn | FNP_REGION_TAG))
+        return 1;
+    return fnp_exclude_has(fn);
+}
+
+/* ---- coverage.c --------------------------------------------------------------------- */
+
+struct fnp_modmap;
+/* After prof is built: names the program's own loaded libraries that call no hook, in one
+ * line on stderr (with the share of the function with the most own time) and in the
+ * metadata ("uninstrumented"). */
+void fnp_coverage_note(struct fnp_profile *prof, const struct fnp_modmap *map,
+                       const struct fnp_symbolizer_api *api);
+
 /* ---- interpose.c ------------------------------------------------------------------ */
 
 /* Finds the real longjmp family (before main: never from a wrapper). */
@@ -539,6 +575,7 @@ void fnp_signals_paths(void);
 #define FNP_PEEK_OUTPUT 1
 #define FNP_PEEK_COUNT 2
 #define FNP_PEEK_TRACE 4
+#define FNP_PEEK_FILTER 8
 int fnp_peek(void);
 #else
 #define FNP_HAVE_IFUNC 0

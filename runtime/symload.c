@@ -38,6 +38,7 @@ int fnp_symload_get(struct fnp_symbolizer_api *api)
     api->resolve = fnp_symbolizer_resolve;
     api->destroy = fnp_symbolizer_free;
     api->set_debug_dirs = fnp_symbolizer_set_debug_dirs;
+    api->functions = fnp_symbolizer_functions;
     api->debug_dirs = fnp_config.debug_dirs;
     return 0;
 }
@@ -93,6 +94,7 @@ int fnp_symload_get(struct fnp_symbolizer_api *api)
     api->destroy = (fnp_symbolizer_free_fn)dlsym(h, "fnp_symbolizer_free");
     api->set_debug_dirs =
         (fnp_symbolizer_set_debug_dirs_fn)dlsym(h, "fnp_symbolizer_set_debug_dirs");
+    api->functions = (fnp_symbolizer_functions_fn)dlsym(h, "fnp_symbolizer_functions");
     api->debug_dirs = fnp_config.debug_dirs;
     if (!api->create || !api->resolve || !api->destroy) {
         fnp_log("%s: symbolizer entry points missing; functions are named by address", module_path);

@@ -140,6 +140,16 @@ static int read_syms(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct fnp_elf_s
         if (!gelf_getsym(data, (int)i, &sym))
             break;
         int type = GELF_ST_TYPE(sym.st_info);
+        if (sym.st_name && type != STT_SECTION) {
+            /* The object calls -finstrument-functions' hooks, through the PLT (undefined
+             * here) or linked in (libfnprof.a; glibc's no-op pair also defines them, which
+             * its callers in the runtime tell apart by path). */
+            const char *u = elf_strptr(e, sh->sh_link, sym.st_name);
+            if (u && strcmp(u, "__cyg_profile_func_enter") == 0)
+                out->calls_hooks |= sym.st_shndx == SHN_UNDEF ? 1 : 2;
+            if (sym.st_shndx == SHN_UNDEF)
+                continue;
+        }
         if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
             sym.st_value == 0)
             continue;

@@ -38,6 +38,7 @@ struct module {
     int elf_err;            /* fnp_elf_load's result for path */
     struct fnp_elf_file elf;
     struct fnp_elf_file debug_elf; /* the separate debug file DWARF came from, if any */
+    char *debug_path;              /* its path (NULL: none, or no memory to keep it) */
     struct fnp_dwarf *dwarf;       /* NULL when there is none */
     int dwarf_err; /* 0, or why DWARF falls short: -ENODATA, -ENOTSUP, -EINVAL, -ENOMEM */
     char *dwarf_why;
@@ -49,7 +50,8 @@ struct module {
     const char **symtab_names;
     const char **dynsym_names;
     const char **debug_names;
-    unsigned warned; /* enum cause bits already reported */
+    unsigned warned;            /* enum cause bits already reported */
+    struct fnp_sym_func *funcs; /* fnp_symbolizer_functions' answer, made on first use */
 };
 
 /* Where separate debug files are looked for when the caller names none (gdb's default). */
@@ -308,6 +310,7 @@ static void load_dwarf(struct fnp_symbolizer *s, struct module *m)
     if (!(m->elf.flags & FNP_ELF_DEBUG_INFO)) {
         if (find_debug_file(s, m, &q, &m->debug_elf)) {
             path = q.found;
+            m->debug_path = strdup(q.found);
             flags = m->debug_elf.flags;
         } else if (q.mismatch[0]) {
             snprintf(msg, sizeof msg, "separate debug file refused (%s)", q.mismatch);
@@ -350,12 +353,14 @@ static void module_free(struct module *m)
         return;
     fnp_elf_free(&m->elf);
     fnp_elf_free(&m->debug_elf);
+    free(m->debug_path);
     fnp_dwarf_close(m->dwarf);
     free(m->dwarf_names);
     free(m->dwarf_files);
     free(m->symtab_names);
     free(m->dynsym_names);
     free(m->debug_names);
+    free(m->funcs);
     free(m->dwarf_why);
     free(m->path);
     free(m);
@@ -661,6 +666,32 @@ int fnp_symbolizer_resolve(struct fnp_symbolizer *s, const char *module_path, co
     return nomem ? -ENOMEM : 0;
 }
 
+int fnp_symbolizer_functions(struct fnp_symbolizer *s, const char *module_path,
+                             const struct fnp_sym_func **out, size_t *n, int *calls_hooks)
+{
+    *out = NULL;
+    *n = 0;
+    *calls_hooks = 0;
+    struct module *m = module_get(s, module_path);
+    if (!m)
+        return -ENOMEM;
+    if (m->elf_err)
+        return m->elf_err == -ENOMEM ? -ENOMEM : -ENOENT;
+    *calls_hooks = m->elf.symtab.calls_hooks | m->elf.dynsym.calls_hooks;
+    const struct fnp_elf_syms *t = symtab_of(m);
+    if (!t->n)
+        t = &m->elf.dynsym;
+    if (!m->funcs) {
+        if (!(m->funcs = malloc((t->n ? t->n : 1) * sizeof(*m->funcs))))
+            return -ENOMEM;
+        for (size_t i = 0; i < t->n; i++)
+            m->funcs[i] = (struct fnp_sym_func){t->v[i].addr, t->v[i].name};
+    }
+    *out = m->funcs;
+    *n = t->n;
+    return 0;
+}
+
 int fnp_symbolizer_set_debug_dirs(struct fnp_symbolizer *s, const char *dirs)
 {
     char *copy = NULL;
@@ -669,6 +700,29 @@ int fnp_symbolizer_set_debug_dirs(struct fnp_symbolizer *s, const char *dirs)
     free(s->debug_dirs);
     s->debug_dirs = copy;
     return 0;
+}
+
+int fnp_symbolizer_debug_info(struct fnp_symbolizer *s, const char *module_path, char *where,
+                              size_t where_len, char *why, size_t why_len)
+{
+    if (where_len)
+        where[0] = '\0';
+    if (why_len)
+        why[0] = '\0';
+    struct module *m = module_get(s, module_path);
+    if (!m)
+        return -ENOMEM;
+    if (m->elf_err)
+        return m->elf_err;
+    if (m->dwarf_why && why_len)
+        snprintf(why, why_len, "%s", m->dwarf_why);
+    /* What resolve would do: no DWARF object, or one it refuses (dwz, zstd), is none. */
+    if (!m->dwarf || m->dwarf_err == -ENOTSUP || m->dwarf_err == -ENODATA)
+        return FNP_DEBUG_NONE;
+    bool separate = m->debug_path != NULL;
+    if (where_len)
+        snprintf(where, where_len, "%s", separate ? m->debug_path : m->path);
+    return separate ? FNP_DEBUG_SEPARATE : FNP_DEBUG_IN_FILE;
 }
 
 void fnp_symbolizer_free(struct fnp_symbolizer *s)

@@ -90,6 +90,41 @@ FNP_SYM_EXPORT int fnp_symbolizer_resolve(struct fnp_symbolizer *s, const char *
  */
 FNP_SYM_EXPORT int fnp_symbolizer_set_debug_dirs(struct fnp_symbolizer *s, const char *dirs);
 
+/* Where fnp_symbolizer_resolve reads a module's DWARF from (for fnprof doctor). */
+enum fnp_debug_where {
+    FNP_DEBUG_NONE = 0,     /* nowhere: names come from the ELF symbol tables */
+    FNP_DEBUG_IN_FILE = 1,  /* the module itself */
+    FNP_DEBUG_SEPARATE = 2, /* a separate debug file (build-id or .gnu_debuglink search) */
+};
+
+/*
+ * Opens and caches module_path as fnp_symbolizer_resolve does, and says where its DWARF
+ * comes from: returns an enum fnp_debug_where, with the file in where (the module's path or
+ * the debug file's; "" for none), and in why what the symbolizer would warn about ("" when
+ * nothing: a missing or refused debug file, unsupported or damaged DWARF); both truncated
+ * to their length. Returns -ENOEXEC (not ELF), -errno of open(2) or -ENOMEM instead.
+ */
+int fnp_symbolizer_debug_info(struct fnp_symbolizer *s, const char *module_path, char *where,
+                              size_t where_len, char *why, size_t why_len);
+
+/* A function of an object file, as its symbol table lists it. */
+struct fnp_sym_func {
+    uint64_t addr;   /* ELF virtual address */
+    const char *raw; /* the symbol's name (mangled), without clone suffixes and @VERSION */
+};
+
+/*
+ * The functions of the object file at module_path (.symtab, else its separate debug file's,
+ * else .dynsym), one per address, sorted by address, in *out (owned by s, valid until
+ * fnp_symbolizer_free); *calls_hooks says how the file names -finstrument-functions'
+ * enter hook: 0 not at all, bit 1 undefined (it calls the hook through the PLT), bit 2
+ * defined (libfnprof.a linked in, or a library providing the hooks: libc, libfnprof). Returns 0,
+ * -ENOENT when the file cannot be read as ELF, or -ENOMEM.
+ */
+FNP_SYM_EXPORT int fnp_symbolizer_functions(struct fnp_symbolizer *s, const char *module_path,
+                                            const struct fnp_sym_func **out, size_t *n,
+                                            int *calls_hooks);
+
 /* Frees s and every string it returned; accepts NULL. */
 FNP_SYM_EXPORT void fnp_symbolizer_free(struct fnp_symbolizer *s);
 
@@ -99,6 +134,8 @@ typedef int (*fnp_symbolizer_resolve_fn)(struct fnp_symbolizer *, const char *, 
                                          size_t, struct fnp_symbol *);
 typedef void (*fnp_symbolizer_free_fn)(struct fnp_symbolizer *);
 typedef int (*fnp_symbolizer_set_debug_dirs_fn)(struct fnp_symbolizer *, const char *);
+typedef int (*fnp_symbolizer_functions_fn)(struct fnp_symbolizer *, const char *,
+                                           const struct fnp_sym_func **, size_t *, int *);
 
 /* ---- elf.c, dwarf.c, demangle.c: internal to symbolize.c (and its unit test) ---------- */
 
@@ -117,7 +154,8 @@ struct fnp_elf_sym {
 struct fnp_elf_syms {
     struct fnp_elf_sym *v; /* FUNC symbols sorted by addr, one per address */
     size_t n;
-    char *names; /* owns every name in v */
+    char *names;     /* owns every name in v */
+    int calls_hooks; /* the table names __cyg_profile_func_enter: 1 undefined, 2 defined */
 };
 
 enum fnp_elf_flag {

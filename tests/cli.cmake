@@ -117,7 +117,7 @@ fnp_cli_expect(merge_missing_input_exits_1 1
 fnp_cli_expect(merge_unwritable_output_exits_1 1
                STDERR "^fnprof: merge: /nonexistent/out\\.prof: No such file or directory$"
                ARGS merge -o /nonexistent/out.prof ${fnp_cli_prof})
-fnp_cli_expect(run_missing_program_exits_1 1
+fnp_cli_expect(run_missing_program_exits_127 127
                STDERR "^fnprof: run: /nonexistent/prog: No such file or directory$"
                ARGS run -- /nonexistent/prog)
 

@@ -4,16 +4,31 @@
  *
  * libfnprof.so is found relative to this executable, by the path CMake computed from the
  * bin directory to the lib directory: the build tree and an install share that layout.
+ *
+ * Several processes: the runtime gives each process below the first its own file,
+ * PROF_OUTPUT.<pid>, and each image after an exec PROF_OUTPUT...exec<n> (runtime/env.c).
+ * A program started through a wrapper script thus leaves its profile in OUT.<pid>, not OUT.
+ * So fnprof run waits for the program, then gathers the files this run wrote under those
+ * names and makes OUT of them: the one file moved there, or all of them merged (as
+ * fnprof merge adds them). The program's environment is what it always was.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "doctor.h"
 
 #ifndef FNPROF_REL_LIBDIR
 #error "the build passes FNPROF_REL_LIBDIR, the path from the bin to the lib directory"
@@ -21,29 +36,45 @@
 
 #define DEFAULT_OUTPUT "fnprof.prof"
 
+/* env(1)'s statuses when the program cannot be run. */
+#define EXIT_NOT_FOUND 127
+#define EXIT_CANNOT_RUN 126
+
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: fnprof run [-o FILE] [--quiet] [--] PROGRAM [ARGS...]\n"
+    fprintf(out, "usage: fnprof run [-o FILE] [--quiet] [--no-merge] [--] PROGRAM [ARGS...]\n"
                  "\n"
                  "Runs PROGRAM with libfnprof.so preloaded (LD_PRELOAD); its instrumented\n"
                  "functions are profiled and the profile written to FILE when it exits.\n"
-                 "The exit status is PROGRAM's.\n"
+                 "The exit status is PROGRAM's; 127 when it is not found, 126 when it\n"
+                 "cannot be run.\n"
+                 "\n"
+                 "Every process started below PROGRAM (a wrapper script's, fork, exec) writes\n"
+                 "its own FILE.<pid> (and FILE.exec<n> after an exec). When PROGRAM ends,\n"
+                 "fnprof run turns the files this run wrote into FILE: one is renamed to FILE;\n"
+                 "several are added together into FILE, as fnprof merge adds them, and\n"
+                 "removed; a line on stderr says how many. Processes still running then write\n"
+                 "their FILE.<pid> later, and stay apart.\n"
                  "\n"
                  "Options:\n"
                  "  -o, --output FILE  write the profile to FILE (PROF_OUTPUT; default\n"
                  "                     " DEFAULT_OUTPUT " in the current directory); %%p in\n"
-                 "                     FILE becomes the process id\n"
+                 "                     FILE becomes the process id, and then each process\n"
+                 "                     keeps its own file (no merge)\n"
                  "  -q, --quiet        no messages from the profiler (PROF_QUIET=1)\n"
+                 "      --no-merge     leave each process's file as written (fnprof run then\n"
+                 "                     execs PROGRAM; so does a PROF_SCHEDULE in the\n"
+                 "                     environment, whose cycles have files of their own)\n"
                  "  -h, --help         show this help\n");
 }
 
-/* <directory of /proc/self/exe>/FNPROF_REL_LIBDIR/libfnprof.so, resolved. */
-static int find_library(char *out, size_t n)
+int fnp_run_library(const char *cmd, char *out, size_t n)
 {
     char exe[PATH_MAX];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     if (len < 0) {
-        fnp_cli_error("run", "/proc/self/exe: %s", strerror(errno));
+        if (cmd)
+            fnp_cli_error(cmd, "/proc/self/exe: %s", strerror(errno));
         return -1;
     }
     exe[len] = '\0';
@@ -54,12 +85,14 @@ static int find_library(char *out, size_t n)
     snprintf(path, sizeof(path), "%s/%s/libfnprof.so", exe, FNPROF_REL_LIBDIR);
     char real[PATH_MAX];
     if (!realpath(path, real)) {
-        fnp_cli_error("run", "%s: %s", path, strerror(errno));
+        if (cmd)
+            fnp_cli_error(cmd, "%s: %s", path, strerror(errno));
         return -1;
     }
     /* ld.so splits LD_PRELOAD at spaces and colons and has no way to quote them. */
     if (strpbrk(real, " :")) {
-        fnp_cli_error("run", "%s: LD_PRELOAD cannot name a path with a space or colon", real);
+        if (cmd)
+            fnp_cli_error(cmd, "%s: LD_PRELOAD cannot name a path with a space or colon", real);
         return -1;
     }
     snprintf(out, n, "%s", real);
@@ -81,16 +114,317 @@ static char *absolute(const char *path)
     return abs;
 }
 
+static int exec_status(int err)
+{
+    return err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
+}
+
+/* ---- the files one run wrote ------------------------------------------------------- */
+
+/* A file named as the runtime names a process's profile after OUT: OUT itself,
+ * OUT.<pid>, OUT.exec<n> or OUT.<pid>.exec<n>. */
+struct part {
+    char *path;
+    ino_t ino;
+    struct timespec mtime;
+    int top;          /* OUT itself */
+    uint64_t pid, ex; /* for the order: the top first, then by pid, then by image */
+};
+
+struct parts {
+    struct part *v;
+    size_t n;
+};
+
+static const char *digits(const char *s, uint64_t *v)
+{
+    if (*s < '0' || *s > '9')
+        return NULL;
+    char *end;
+    *v = strtoull(s, &end, 10);
+    return end;
+}
+
+/* Whether name (in OUT's folder) is one of OUT's per-process names; fills p's keys. */
+static int part_name(const char *base, const char *name, struct part *p)
+{
+    size_t bl = strlen(base);
+    if (strncmp(name, base, bl) != 0)
+        return 0;
+    const char *s = name + bl;
+    p->top = !*s;
+    p->pid = p->ex = 0;
+    if (!*s)
+        return 1;
+    if (*s++ != '.')
+        return 0;
+    if (strncmp(s, "exec", 4) != 0) {
+        if (!(s = digits(s, &p->pid)))
+            return 0;
+        if (!*s)
+            return 1;
+        if (*s++ != '.' || strncmp(s, "exec", 4) != 0)
+            return 0;
+    }
+    s = digits(s + 4, &p->ex);
+    return s && !*s;
+}
+
+static void parts_free(struct parts *ps)
+{
+    for (size_t i = 0; i < ps->n; i++)
+        free(ps->v[i].path);
+    free(ps->v);
+    ps->v = NULL;
+    ps->n = 0;
+}
+
+/* Lists OUT and its per-process siblings as they are now. Returns 0 or -errno. */
+static int parts_list(const char *out, struct parts *ps)
+{
+    char *dir = strdup(out);
+    if (!dir)
+        return -ENOMEM;
+    char *slash = strrchr(dir, '/'); /* out is absolute */
+    const char *base = slash + 1;
+    *slash = '\0';
+    DIR *dp = opendir(slash == dir ? "/" : dir);
+    int rc = dp ? 0 : -errno;
+    struct dirent *de;
+    while (!rc && (de = readdir(dp))) {
+        struct part p = {0};
+        struct stat st;
+        if (!part_name(base, de->d_name, &p))
+            continue;
+        if (asprintf(&p.path, "%s/%s", dir, de->d_name) < 0) {
+            rc = -ENOMEM;
+            break;
+        }
+        if (lstat(p.path, &st) != 0 || !S_ISREG(st.st_mode)) {
+            free(p.path);
+            continue;
+        }
+        p.ino = st.st_ino;
+        p.mtime = st.st_mtim;
+        struct part *v = realloc(ps->v, (ps->n + 1) * sizeof *v);
+        if (!v) {
+            free(p.path);
+            rc = -ENOMEM;
+            break;
+        }
+        ps->v = v;
+        ps->v[ps->n++] = p;
+    }
+    if (dp)
+        closedir(dp);
+    free(dir);
+    return rc;
+}
+
+/* Whether p was there before the run, untouched (the runtime writes a new file and renames
+ * it over the old one: a file it wrote has a new inode). */
+static int stale(const struct parts *before, const struct part *p)
+{
+    for (size_t i = 0; i < before->n; i++) {
+        const struct part *b = &before->v[i];
+        if (strcmp(b->path, p->path) == 0)
+            return b->ino == p->ino && b->mtime.tv_sec == p->mtime.tv_sec &&
+                   b->mtime.tv_nsec == p->mtime.tv_nsec;
+    }
+    return 0;
+}
+
+static int part_cmp(const void *pa, const void *pb)
+{
+    const struct part *a = pa, *b = pb;
+    if (a->top != b->top)
+        return a->top ? -1 : 1;
+    if (a->pid != b->pid)
+        return a->pid < b->pid ? -1 : 1;
+    return a->ex < b->ex ? -1 : a->ex > b->ex;
+}
+
+/* Adds the files together into out, then removes them (out itself stays). */
+static void merge_parts(const char *out, const struct parts *ps, int quiet)
+{
+    struct fnp_profile sum, in;
+    fnp_profile_init(&sum);
+    int ok = 1;
+    for (size_t i = 0; i < ps->n && ok; i++) {
+        struct fnp_profile *into = i ? &in : &sum;
+        fnp_profile_init(&in);
+        if (fnp_cli_load("run", ps->v[i].path, into, NULL)) {
+            ok = 0;
+        } else if (i && fnp_profile_merge(&sum, &in)) {
+            fnp_cli_error("run", "%s: out of memory", ps->v[i].path);
+            ok = 0;
+        }
+        fnp_profile_free(&in);
+    }
+    char count[24];
+    snprintf(count, sizeof count, "%zu", ps->n);
+    if (ok && sum.nmeta && fnp_profile_set_meta(&sum, "merged", count)) {
+        fnp_cli_error("run", "%s: out of memory", out);
+        ok = 0;
+    }
+    int err = ok ? fnp_write_file_atomic(out, fnp_profile_write_fn, &sum) : 0;
+    if (err) {
+        fnp_cli_error("run", "%s: %s", out, strerror(-err));
+        ok = 0;
+    }
+    fnp_profile_free(&sum);
+    if (!ok) {
+        fnp_cli_error("run", "the profiles of the %zu processes are left as they were written",
+                      ps->n);
+        return;
+    }
+    for (size_t i = 0; i < ps->n; i++)
+        if (!ps->v[i].top)
+            unlink(ps->v[i].path);
+    if (!quiet)
+        fnp_cli_error("run", "merged the profiles of %zu processes into %s", ps->n, out);
+}
+
+/* The run wrote the files in after that were not in before: make out of them. */
+static void gather(const char *out, const struct parts *before, int quiet)
+{
+    struct parts after = {0}, mine = {0};
+    int err = parts_list(out, &after);
+    if (err) {
+        fnp_cli_error("run", "%s: cannot list the profiles written: %s", out, strerror(-err));
+        parts_free(&after);
+        return;
+    }
+    /* Moved rather than copied: after owns nothing it gives to mine. */
+    mine.v = calloc(after.n ? after.n : 1, sizeof *mine.v);
+    for (size_t i = 0; mine.v && i < after.n; i++)
+        if (!stale(before, &after.v[i]))
+            mine.v[mine.n++] = after.v[i];
+    if (!mine.v) {
+        fnp_cli_error("run", "out of memory");
+    } else if (mine.n == 1 && !mine.v[0].top) {
+        /* One process wrote: its file becomes OUT, whole (a rename in one folder). */
+        if (rename(mine.v[0].path, out) != 0)
+            fnp_cli_error("run", "%s: cannot rename to %s: %s", mine.v[0].path, out,
+                          strerror(errno));
+        else if (!quiet)
+            fnp_cli_error("run", "moved %s, the one profile written, to %s", mine.v[0].path, out);
+    } else if (mine.n > 1) {
+        qsort(mine.v, mine.n, sizeof *mine.v, part_cmp);
+        merge_parts(out, &mine, quiet);
+    }
+    free(mine.v);
+    parts_free(&after);
+}
+
+/* ---- running ----------------------------------------------------------------------- */
+
+static volatile sig_atomic_t child_pid;
+
+/* Signals sent to fnprof run (kill PID) are meant for the program. */
+static void forward(int sig)
+{
+    if (child_pid > 0)
+        kill((pid_t)child_pid, sig);
+}
+
+/* Ends this process the way the program ended: its exit status, or its signal (without a
+ * core file of fnprof run's). */
+static int pass_status(int status)
+{
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    int sig = WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
+    struct rlimit none = {0, 0};
+    setrlimit(RLIMIT_CORE, &none);
+    signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    fflush(NULL);
+    raise(sig);
+    return 128 + sig;
+}
+
+/* Runs argv with the environment set, waits for it, then makes out of the files the run
+ * wrote. Returns the program's status. */
+static int run_and_gather(char **argv, const char *out, int quiet)
+{
+    struct parts before = {0};
+    if (parts_list(out, &before) == -ENOMEM) {
+        fnp_cli_error("run", "out of memory");
+        return FNP_EXIT_FAILURE;
+    }
+    /* The child reports a failed exec through a pipe that the exec closes. */
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        fnp_cli_error("run", "pipe: %s", strerror(errno));
+        parts_free(&before);
+        return FNP_EXIT_FAILURE;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fnp_cli_error("run", "fork: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        parts_free(&before);
+        return FNP_EXIT_FAILURE;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        execvp(argv[0], argv);
+        int err = errno;
+        if (write(fds[1], &err, sizeof err) < 0)
+            _exit(EXIT_CANNOT_RUN);
+        _exit(exec_status(err));
+    }
+    close(fds[1]);
+    child_pid = pid;
+    /* As system(3) does: the terminal's ^C and ^\ reach the program, which decides; fnprof
+     * run stays to gather what it wrote. Other signals sent to fnprof run go on to it. */
+    struct sigaction ign = {.sa_handler = SIG_IGN}, fwd = {.sa_handler = forward};
+    sigemptyset(&ign.sa_mask);
+    sigemptyset(&fwd.sa_mask);
+    fwd.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &ign, NULL);
+    sigaction(SIGQUIT, &ign, NULL);
+    static const int forwarded[] = {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM};
+    for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
+        sigaction(forwarded[i], &fwd, NULL);
+
+    int err = 0;
+    ssize_t got;
+    while ((got = read(fds[0], &err, sizeof err)) < 0 && errno == EINTR)
+        ;
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    child_pid = 0;
+    if (got == (ssize_t)sizeof err) {
+        fnp_cli_error("run", "%s: %s", argv[0], strerror(err));
+        parts_free(&before);
+        return exec_status(err);
+    }
+    gather(out, &before, quiet);
+    parts_free(&before);
+    return pass_status(status);
+}
+
 int fnp_cmd_run(int argc, char **argv)
 {
+    enum { OPT_NO_MERGE = 256 };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},
+        {"no-merge", no_argument, NULL, OPT_NO_MERGE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *output = DEFAULT_OUTPUT;
-    int quiet = 0, c;
+    int quiet = 0, merge = 1, c;
     opterr = 0;
     /* '+': options end at PROGRAM, whose own options are its business. */
     while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
@@ -100,6 +434,9 @@ int fnp_cmd_run(int argc, char **argv)
             break;
         case 'q':
             quiet = 1;
+            break;
+        case OPT_NO_MERGE:
+            merge = 0;
             break;
         case 'h':
             usage(stdout);
@@ -118,7 +455,7 @@ int fnp_cmd_run(int argc, char **argv)
         return fnp_cli_usage_error("run", "empty output file name");
 
     char lib[PATH_MAX];
-    if (find_library(lib, sizeof(lib)))
+    if (fnp_run_library("run", lib, sizeof(lib)))
         return FNP_EXIT_FAILURE;
     char *out = absolute(output);
     char *preload = NULL;
@@ -133,10 +470,21 @@ int fnp_cmd_run(int argc, char **argv)
         fnp_cli_error("run", "setenv: %s", strerror(errno));
         return FNP_EXIT_FAILURE;
     }
-    fflush(stdout);
-    execvp(argv[optind], argv + optind);
-    fnp_cli_error("run", "%s: %s", argv[optind], strerror(errno));
-    free(out);
     free(preload);
-    return FNP_EXIT_FAILURE;
+    /* %p names every process's file already; a schedule writes a file per cycle. Those
+     * files are what was asked for: nothing to gather, so the program simply replaces us. */
+    const char *schedule = getenv("PROF_SCHEDULE");
+    if (strchr(out, '%') || (schedule && *schedule))
+        merge = 0;
+    int rc;
+    if (merge) {
+        rc = run_and_gather(argv + optind, out, quiet);
+    } else {
+        fflush(stdout);
+        execvp(argv[optind], argv + optind);
+        rc = exec_status(errno);
+        fnp_cli_error("run", "%s: %s", argv[optind], strerror(errno));
+    }
+    free(out);
+    return rc;
 }

@@ -22,6 +22,10 @@ static const struct command {
     {"convert", fnp_cmd_convert, "write a profile for another tool: flame graph, callgrind, ..."},
     {"merge", fnp_cmd_merge, "add profiles together, like pstats.Stats(a, b)"},
     {"symbolize", fnp_cmd_symbolize, "make the profile from a raw snapshot (a killed process)"},
+    {"diff", fnp_cmd_diff, "compare two profiles, function by function; gate CI on the change"},
+    {"doctor", fnp_cmd_doctor, "what a program's profile will and will not see"},
+    {"suggest-filter", fnp_cmd_suggest_filter,
+     "a filter file for the functions too cheap to profile"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

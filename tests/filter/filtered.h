@@ -1,0 +1,2 @@
+void leaf(void);
+void lib_entry(int n);

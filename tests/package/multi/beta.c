@@ -1,0 +1,4 @@
+int beta_leaf(int x)
+{
+    return x + 1;
+}

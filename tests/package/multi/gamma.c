@@ -1,0 +1,4 @@
+int gamma_twice(int x)
+{
+    return x + x;
+}

@@ -1,0 +1,262 @@
+/*
+ * fnprof-cc and fnprof-c++ (one source, built twice): drop-in compilers for CC and CXX that
+ * build with fnprof's instrumentation and link its runtime. docs/wrappers.md has every rule.
+ *
+ *   fnprof-cc [--filter FILE] <the compiler's arguments>
+ *
+ * The compiler is $FNPROF_CC (fnprof-c++: $FNPROF_CXX), split at blanks ("ccache gcc"),
+ * default cc (c++). The wrapper adds its flags around the user's arguments and execs the
+ * compiler: no process stays between make and the compiler, so exit status, stdout and
+ * stderr are the compiler's own.
+ *   compile: -g and -finstrument-functions (clang: -finstrument-functions-after-inlining)
+ *            before the user's arguments, so that -g0, -g3 or -fno-instrument-functions
+ *            given by the user win; gcc also gets the system-header exclusion list.
+ *   link:    the runtime after the user's arguments, wrapped in --no-as-needed, so that no
+ *            ordering or --as-needed drops it (issue 14, item 7).
+ *   --version, -print-*, -E, -M, -MM, -fsyntax-only, no input: nothing added.
+ */
+#include "cc-wrapper.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef FNPROF_REL_LIBDIR
+#error "the build passes FNPROF_REL_LIBDIR, the path from the bin to the lib directory"
+#endif
+#ifndef FNPROF_STATIC_LIBS
+#error "the build passes FNPROF_STATIC_LIBS, what libfnprof.a needs after it (fnprof.pc)"
+#endif
+
+#ifdef FNPROF_CC_CXX
+#define SELF "fnprof-c++"
+#define COMPILER_VAR "FNPROF_CXX"
+#define DEFAULT_COMPILER "c++"
+#else
+#define SELF "fnprof-cc"
+#define COMPILER_VAR "FNPROF_CC"
+#define DEFAULT_COMPILER "cc"
+#endif
+
+/* Set in the compiler's environment: a wrapper that finds it set was started by the compiler
+ * it started, which means FNPROF_CC names the wrapper (or a script running it): a loop. */
+#define LOOP_VAR "FNPROF_CC_WRAPPED"
+
+/* Where system headers live on Debian: /usr/include holds libc's and libstdc++'s
+ * (/usr/include/c++/12), /usr/lib/gcc gcc's own (the *intrin.h inline functions), also
+ * reached as /usr/lib/gcc/<triple>/12/../../../../include/c++/12. gcc matches substrings. */
+#define GCC_EXCLUDE "-finstrument-functions-exclude-file-list=/usr/include,/usr/lib/gcc"
+
+const char *fnp_cc_self = SELF;
+
+void fnp_cc_error(const char *fmt, ...)
+{
+    /* Built whole, then written once: one line even when make runs compilers in parallel. */
+    char line[1024];
+    int n = snprintf(line, sizeof(line), "fnprof: %s: ", SELF);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < sizeof(line))
+        n += vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof(line) - 1)
+        n = (int)sizeof(line) - 2;
+    line[n++] = '\n';
+    ssize_t w = write(2, line, (size_t)n);
+    (void)w;
+}
+
+/* The compiler command: $FNPROF_CC split at blanks (no quoting, as make splits CC). */
+static char **compiler_words(size_t *n)
+{
+    const char *value = getenv(COMPILER_VAR);
+    if (!value || strspn(value, " \t") == strlen(value))
+        value = DEFAULT_COMPILER;
+    char *copy = strdup(value);
+    char **words = calloc(strlen(value) / 2 + 2, sizeof(*words));
+    if (!copy || !words) {
+        free(copy);
+        free(words);
+        return NULL;
+    }
+    *n = 0;
+    for (char *save = NULL, *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+        words[(*n)++] = w;
+    return words; /* the strings live in copy, kept until exec */
+}
+
+/* <directory of this executable>/FNPROF_REL_LIBDIR, resolved, as `fnprof run` finds the
+ * runtime: the build tree and an install have the same layout. */
+static int find_libdir(char *out, size_t n)
+{
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (len < 0) {
+        fnp_cc_error("/proc/self/exe: %s", strerror(errno));
+        return -1;
+    }
+    exe[len] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = '\0';
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof(path), "%s/%s", exe, FNPROF_REL_LIBDIR);
+    char real[PATH_MAX];
+    if (!realpath(path, real)) {
+        fnp_cc_error("%s: %s", path, strerror(errno));
+        return -1;
+    }
+    char lib[PATH_MAX + 32];
+    snprintf(lib, sizeof(lib), "%s/libfnprof.so", real);
+    if (access(lib, R_OK) != 0) {
+        fnp_cc_error("%s: %s", lib, strerror(errno));
+        return -1;
+    }
+    snprintf(out, n, "%s", real);
+    return 0;
+}
+
+struct cmd {
+    char **v;
+    size_t n;
+};
+
+static void add(struct cmd *c, char *s)
+{
+    c->v[c->n++] = s;
+}
+
+static void usage(void)
+{
+    printf("usage: %s [--filter FILE] COMPILER-ARGUMENTS...\n"
+           "\n"
+           "Runs $%s (default %s) with fnprof's instrumentation: -g -finstrument-functions\n"
+           "when compiling (system headers excluded), the fnprof runtime when linking.\n"
+           "Everything else is the compiler's: its options, output and exit status.\n"
+           "\n"
+           "  --filter FILE   a Score-P filter file applied at compile time where the\n"
+           "                  compiler allows (docs/wrappers.md)\n"
+           "  --fnprof-help   this help (--help is the compiler's)\n",
+           SELF, COMPILER_VAR, DEFAULT_COMPILER);
+}
+
+int main(int argc, char **argv)
+{
+    if (getenv(LOOP_VAR)) {
+        fnp_cc_error("%s runs %s again (a loop): set it to the real compiler", COMPILER_VAR, SELF);
+        return 1;
+    }
+
+    /* Our own options come out; every other argument stays, in its order. */
+    const char *filter = NULL;
+    char **user = calloc((size_t)argc + 1, sizeof(*user));
+    if (!user)
+        return 1;
+    size_t nuser = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--filter") == 0) {
+            if (i + 1 == argc) {
+                fnp_cc_error("--filter needs a file");
+                return 2;
+            }
+            filter = argv[++i];
+        } else if (strncmp(argv[i], "--filter=", 9) == 0) {
+            filter = argv[i] + 9;
+        } else if (strcmp(argv[i], "--fnprof-help") == 0) {
+            usage();
+            return 0;
+        } else {
+            user[nuser++] = argv[i];
+        }
+    }
+
+    size_t ncc;
+    char **cc = compiler_words(&ncc);
+    struct fnp_cc_args a;
+    if (!cc || fnp_cc_args_parse(user, nuser, &a) < 0) {
+        fnp_cc_error("%s", strerror(ENOMEM));
+        return 1;
+    }
+
+    int instrument = a.mode >= FNP_CC_COMPILE && a.nsources > 0 && a.instr != FNP_CC_INSTR_OFF;
+    enum fnp_cc_kind kind = instrument ? fnp_cc_detect(cc, ncc) : FNP_CC_KIND_OTHER;
+    size_t nfilter = 0;
+    char **filter_args = NULL;
+    int filter_skips = 0;
+    if (instrument && filter) {
+        filter_args =
+            fnp_cc_filter_args(filter, cc, ncc, kind, user, nuser, &a, &filter_skips, &nfilter);
+        if (!filter_args)
+            return 1;
+    }
+
+    /* The compiler, ours, the user's, the runtime's (a dozen at most). */
+    struct cmd c = {calloc(ncc + nfilter + nuser + 32, sizeof(char *)), 0};
+    if (!c.v)
+        return 1;
+    for (size_t i = 0; i < ncc; i++)
+        add(&c, cc[i]);
+    if (instrument) {
+        add(&c, "-g");
+        if (a.instr == FNP_CC_INSTR_UNSAID && !filter_skips)
+            add(&c, kind == FNP_CC_KIND_CLANG ? "-finstrument-functions-after-inlining"
+                                              : "-finstrument-functions");
+        if (kind == FNP_CC_KIND_GCC)
+            add(&c, GCC_EXCLUDE);
+        for (size_t i = 0; i < nfilter; i++)
+            add(&c, filter_args[i]);
+    }
+    char libdir[PATH_MAX], lflag[PATH_MAX + 8];
+    for (size_t i = 0; i < nuser; i++)
+        add(&c, user[i]);
+    if (a.mode == FNP_CC_LINK && !a.no_stdlib) {
+        if (find_libdir(libdir, sizeof(libdir)) < 0)
+            return 1;
+        snprintf(lflag, sizeof(lflag), "-L%s", libdir);
+        add(&c, lflag);
+        if (a.is_static) {
+            /* libfnprof.a and what it needs, as `pkg-config --static --libs fnprof`. */
+            add(&c, "-lfnprof");
+            static char static_libs[] = FNPROF_STATIC_LIBS;
+            for (char *save = NULL, *w = strtok_r(static_libs, " ", &save); w;
+                 w = strtok_r(NULL, " ", &save))
+                add(&c, w);
+        } else {
+            /* -Xlinker pairs: a comma in the path would split a -Wl, list. */
+            add(&c, "-Xlinker");
+            add(&c, "-rpath");
+            add(&c, "-Xlinker");
+            add(&c, libdir);
+            add(&c, "-Wl,--push-state,--no-as-needed");
+            add(&c, "-lfnprof");
+            add(&c, "-Wl,--pop-state");
+        }
+    }
+    c.v[c.n] = NULL;
+
+    if (getenv("FNPROF_CC_VERBOSE")) {
+        /* One line, what runs: for build logs and the tests. */
+        char line[8192];
+        size_t len = 0;
+        for (size_t i = 0; i < c.n && len < sizeof(line) - 2; i++) {
+            int w = snprintf(line + len, sizeof(line) - len, "%s%s", i ? " " : "", c.v[i]);
+            if (w < 0)
+                break;
+            len += (size_t)w;
+        }
+        fnp_cc_error("runs: %s", line);
+    }
+
+    setenv(LOOP_VAR, "1", 1);
+    execvp(c.v[0], c.v);
+    int err = errno;
+    fnp_cc_error("%s (%s=%s): %s", c.v[0], COMPILER_VAR,
+                 getenv(COMPILER_VAR) ? getenv(COMPILER_VAR) : "", strerror(err));
+    return err == ENOENT ? 127 : 126;
+}

@@ -1,0 +1,84 @@
+/*
+ * fnprof-cc and fnprof-c++: the compiler wrappers (docs/wrappers.md). cc-wrapper.c builds the
+ * command and execs the compiler; cc-args.c reads the user's arguments the way the gcc and
+ * clang drivers do, to know what the command will do (preprocess, compile, link); cc-detect.c
+ * tells gcc from clang; cc-filter.c applies a filter file at compile time.
+ */
+#ifndef FNPROF_CC_WRAPPER_H
+#define FNPROF_CC_WRAPPER_H
+
+#include <stddef.h>
+
+/* What the compiler will do with the arguments, which decides what the wrapper adds. */
+enum fnp_cc_mode {
+    FNP_CC_PASS,       /* --version, -print-*, no input at all: add nothing */
+    FNP_CC_PREPROCESS, /* -E, -M, -MM, -fsyntax-only: add nothing (-g changes -E's output) */
+    FNP_CC_COMPILE,    /* -c, -S, -r, headers only: instrumentation flags, no runtime */
+    FNP_CC_LINK,       /* everything else with inputs: flags and the runtime */
+};
+
+/* The instrumentation the user's own arguments ask for: the last of -finstrument-functions*
+ * and -fno-instrument-functions wins, as in both drivers. */
+enum fnp_cc_instr {
+    FNP_CC_INSTR_UNSAID,
+    FNP_CC_INSTR_ON,
+    FNP_CC_INSTR_OFF,
+};
+
+struct fnp_cc_args {
+    enum fnp_cc_mode mode;
+    enum fnp_cc_instr instr;
+    int is_static;   /* -static or -static-pie: the runtime's archive and its libraries */
+    int no_stdlib;   /* -nostdlib, -nodefaultlibs, -nolibc: the user picks every library */
+    size_t nsources; /* C, C++ or Objective-C sources (by -x or by suffix) */
+    size_t ninputs;  /* every input: sources, objects, -l libraries, "-" */
+    /* The sources' names, borrowed from the arguments (or the response files' text, owned
+     * by this struct); the filter decides per source file. */
+    char **sources;
+    /* Expanded arguments (response files read), owned; freed by fnp_cc_args_free. */
+    char **argv;
+    size_t argc;
+};
+
+/* Reads args[0..n) (the user's arguments, without the program name): response files @file
+ * are read (nested too) to classify, the arguments themselves are not changed. Returns 0, or
+ * -1 with errno (ENOMEM) and *a freed. a is freed with fnp_cc_args_free. */
+int fnp_cc_args_parse(char *const *args, size_t n, struct fnp_cc_args *a);
+void fnp_cc_args_free(struct fnp_cc_args *a);
+
+/* Which compiler family a command is: decides the flags that exclude system headers. */
+enum fnp_cc_kind {
+    FNP_CC_KIND_OTHER,
+    FNP_CC_KIND_GCC,
+    FNP_CC_KIND_CLANG,
+};
+
+/* The family of the compiler run as words[0..n) (FNPROF_CC split at blanks, "ccache gcc"):
+ * FNPROF_CC_KIND when set, else a cached answer keyed by every word's resolved path, size and
+ * mtime, else a probe (`<words> -dM -E -x c /dev/null`, looking for __clang__), cached in
+ * $XDG_CACHE_HOME/fnprof (or ~/.cache/fnprof) when it can be written. Never fails: an
+ * unknown compiler is FNP_CC_KIND_OTHER. */
+enum fnp_cc_kind fnp_cc_detect(char *const *words, size_t n);
+
+/* The compile-time filter (cc-filter.c): given the filter file, the command and the compiler,
+ * returns the arguments to add before the user's (malloc'd strings in a NULL-ended malloc'd
+ * array, caller frees both; *n is the count), or NULL with a message on stderr when the filter
+ * cannot be read. *skip_instrument is set to 1 when every source of the command is excluded by
+ * the filter's file rules: compile without -finstrument-functions. */
+char **fnp_cc_filter_args(const char *filter_path, char *const *cc, size_t ncc,
+                          enum fnp_cc_kind kind, char *const *user, size_t nuser,
+                          const struct fnp_cc_args *a, int *skip_instrument, size_t *n);
+
+/* The names of the functions an ELF64 object file defines (STT_FUNC, local ones too), as
+ * written in its symbol table (mangled). Returns 0 with *names a malloc'd array of *n
+ * malloc'd strings (caller frees each and the array), or -1 when the file cannot be read or
+ * is not ELF64. */
+int fnp_cc_object_functions(const char *path, char ***names, size_t *n);
+
+/* "fnprof: fnprof-cc: " and the message, one line on stderr. */
+void fnp_cc_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* fnprof-cc or fnprof-c++: for messages. */
+extern const char *fnp_cc_self;
+
+#endif
