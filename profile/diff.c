@@ -16,22 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Python's order of (file, line, name) tuples: str compares by code point, which is the
- * byte order of UTF-8. */
-static int key_cmp(const struct fnp_key *x, const struct fnp_key *y)
-{
-    int c = strcmp(x->file, y->file);
-    if (c)
-        return c;
-    if (x->line != y->line)
-        return x->line < y->line ? -1 : 1;
-    return strcmp(x->name, y->name);
-}
-
 static int cmp_func_index(const void *a, const void *b, void *p_)
 {
     const struct fnp_profile *p = p_;
-    return key_cmp(&p->funcs[*(const uint32_t *)a].key, &p->funcs[*(const uint32_t *)b].key);
+    return fnp_key_cmp(&p->funcs[*(const uint32_t *)a].key, &p->funcs[*(const uint32_t *)b].key);
 }
 
 /* p's function indices in key order; NULL when out of memory. */
@@ -70,7 +58,7 @@ int fnp_diff_build(struct fnp_diff *d, const struct fnp_profile *base,
         else if (j == next->nfuncs)
             c = -1;
         else
-            c = key_cmp(&base->funcs[a[i]].key, &next->funcs[b[j]].key);
+            c = fnp_key_cmp(&base->funcs[a[i]].key, &next->funcs[b[j]].key);
         if (c <= 0) {
             r->ibase = a[i++];
             r->key = &base->funcs[r->ibase].key;
@@ -157,7 +145,7 @@ static int cmp_rows(const void *a, const void *b, void *metric_)
     else
         c = cmp_change(x, y, metric);
     /* Keys are unique across rows, so this settles every tie. */
-    return c ? c : key_cmp(x->key, y->key);
+    return c ? c : fnp_key_cmp(x->key, y->key);
 }
 
 void fnp_diff_sort(struct fnp_diff *d, unsigned metric)

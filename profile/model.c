@@ -96,6 +96,16 @@ static uint64_t hash_edge(uint32_t caller, uint32_t callee)
     return h ^ (h >> 29);
 }
 
+int fnp_key_cmp(const struct fnp_key *x, const struct fnp_key *y)
+{
+    int c = strcmp(x->file, y->file);
+    if (c)
+        return c;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
 static int key_equal(const struct fnp_key *a, const struct fnp_key *b)
 {
     return a->line == b->line && strcmp(a->name, b->name) == 0 && strcmp(a->file, b->file) == 0;

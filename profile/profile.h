@@ -117,6 +117,9 @@ void fnp_profile_free(struct fnp_profile *p);
 /* Index of the function with this key, added (with zero stats) if new: two addresses that
  * name the same key share one function. Returns the index, or -ENOMEM. */
 int64_t fnp_profile_func(struct fnp_profile *p, const struct fnp_key *key);
+/* Python's order of (file, line, name) tuples, as sorted() gives: str compares by code
+ * point, which is the byte order of UTF-8. */
+int fnp_key_cmp(const struct fnp_key *x, const struct fnp_key *y);
 /* Index of the edge caller->callee, added if new. Returns the index, or -ENOMEM. */
 int64_t fnp_profile_edge(struct fnp_profile *p, uint32_t caller, uint32_t callee);
 /* Index of the edge caller->callee, or -1. */

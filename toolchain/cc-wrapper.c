@@ -25,9 +25,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifndef FNPROF_REL_LIBDIR
-#error "the build passes FNPROF_REL_LIBDIR, the path from the bin to the lib directory"
-#endif
+#include "libdir.h"
+
 #ifndef FNPROF_STATIC_LIBS
 #error "the build passes FNPROF_STATIC_LIBS, what libfnprof.a needs after it (fnprof.pc)"
 #endif
@@ -91,34 +90,16 @@ static char **compiler_words(size_t *n)
     return words; /* the strings live in copy, kept until exec */
 }
 
-/* <directory of this executable>/FNPROF_REL_LIBDIR, resolved, as `fnprof run` finds the
- * runtime: the build tree and an install have the same layout. */
+/* The runtime's directory: where `fnprof run` finds libfnprof.so (libdir.c). */
 static int find_libdir(char *out, size_t n)
 {
-    char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (len < 0) {
-        fnp_cc_error("/proc/self/exe: %s", strerror(errno));
+    char lib[PATH_MAX], why[PATH_MAX + 128];
+    if (fnp_runtime_file("libfnprof.so", lib, sizeof(lib), why, sizeof(why))) {
+        fnp_cc_error("%s", why);
         return -1;
     }
-    exe[len] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = '\0';
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof(path), "%s/%s", exe, FNPROF_REL_LIBDIR);
-    char real[PATH_MAX];
-    if (!realpath(path, real)) {
-        fnp_cc_error("%s: %s", path, strerror(errno));
-        return -1;
-    }
-    char lib[PATH_MAX + 32];
-    snprintf(lib, sizeof(lib), "%s/libfnprof.so", real);
-    if (access(lib, R_OK) != 0) {
-        fnp_cc_error("%s: %s", lib, strerror(errno));
-        return -1;
-    }
-    snprintf(out, n, "%s", real);
+    *strrchr(lib, '/') = '\0'; /* realpath's answer is absolute */
+    snprintf(out, n, "%s", lib);
     return 0;
 }
 

@@ -32,6 +32,10 @@ int fnp_cmd_suggest_filter(int argc, char **argv);
 /* main.c: "fnprof: <cmd>: " and the message as one line on stderr. */
 void fnp_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* main.c: v in decimal, written at the end of buf (n bytes, 40 hold any value); returns
+ * where it starts. Python ints do not overflow: a hostile file's totals may pass 2^64. */
+const char *fnp_cli_u128(unsigned __int128 v, char *buf, size_t n);
+
 /* main.c: a usage error: the message, then where help is; returns FNP_EXIT_USAGE. */
 int fnp_cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -122,17 +122,6 @@ static int load_side(struct side *s, const char *path)
 
 /* ---- text ------------------------------------------------------------------------- */
 
-static const char *u128_text(unsigned __int128 v, char *buf, size_t n)
-{
-    char *o = buf + n - 1;
-    *o = '\0';
-    do {
-        *--o = (char)('0' + (int)(v % 10));
-        v /= 10;
-    } while (v);
-    return o;
-}
-
 /* Text from the file, its control characters as '?': a name cannot start a line that
  * would pass for one of ours. */
 static void put_one_line(FILE *out, const char *str)
@@ -221,7 +210,7 @@ static void print_side(const char *label, const struct diff_cmd *c, const struct
     char b1[48], b2[64];
     printf("%s ", label);
     put_one_line(stdout, s->path);
-    printf(": %zu functions, %s calls", s->p.nfuncs, u128_text(s->calls, b1, sizeof(b1)));
+    printf(": %zu functions, %s calls", s->p.nfuncs, fnp_cli_u128(s->calls, b1, sizeof(b1)));
     if (s->count_only)
         printf(", count-only (times are calls)\n");
     else
@@ -359,7 +348,7 @@ static void json_side(struct fnp_sink *s, const struct side *sd)
     fnp_sink_puts(s, "{\"path\": ");
     fnp_json_string(s, sd->path);
     fnp_sink_printf(s, ", \"functions\": %zu, \"calls\": %s, \"tottime\": ", sd->p.nfuncs,
-                    u128_text(sd->calls, buf, sizeof(buf)));
+                    fnp_cli_u128(sd->calls, buf, sizeof(buf)));
     json_double(s, sd->tottime);
     fnp_sink_printf(s, ", \"count_only\": %s}", sd->count_only ? "true" : "false");
 }

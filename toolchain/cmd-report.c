@@ -192,17 +192,6 @@ static int cmp_functions(const void *a_, const void *b_, void *r_)
     return a < b ? -1 : a > b;
 }
 
-/* Python's order of key tuples (file, line, name), as sorted(callers) gives. */
-static int cmp_keys(const struct fnp_key *x, const struct fnp_key *y)
-{
-    int c = strcmp(x->file, y->file);
-    if (c)
-        return c;
-    if (x->line != y->line)
-        return x->line < y->line ? -1 : 1;
-    return strcmp(x->name, y->name);
-}
-
 static int cmp_by_callee(const void *a_, const void *b_, void *p_)
 {
     const struct fnp_profile *p = p_;
@@ -210,7 +199,7 @@ static int cmp_by_callee(const void *a_, const void *b_, void *p_)
     const struct fnp_edge *y = &p->edges[*(const uint32_t *)b_];
     if (x->callee != y->callee)
         return x->callee < y->callee ? -1 : 1;
-    return cmp_keys(&p->funcs[x->caller].key, &p->funcs[y->caller].key);
+    return fnp_key_cmp(&p->funcs[x->caller].key, &p->funcs[y->caller].key);
 }
 
 static int cmp_by_caller(const void *a_, const void *b_, void *p_)
@@ -220,7 +209,7 @@ static int cmp_by_caller(const void *a_, const void *b_, void *p_)
     const struct fnp_edge *y = &p->edges[*(const uint32_t *)b_];
     if (x->caller != y->caller)
         return x->caller < y->caller ? -1 : 1;
-    return cmp_keys(&p->funcs[x->callee].key, &p->funcs[y->callee].key);
+    return fnp_key_cmp(&p->funcs[x->callee].key, &p->funcs[y->callee].key);
 }
 
 /* Edge indices grouped by one end: sorted, then the start of each function's group. */
@@ -243,18 +232,6 @@ static int group_edges(const struct fnp_profile *p, int by_callee, uint32_t **or
     }
     (*start)[p->nfuncs] = e;
     return 0;
-}
-
-/* Python ints do not overflow: the totals may pass 2^64 in a hostile file. */
-static const char *u128_text(unsigned __int128 v, char *buf, size_t n)
-{
-    char *o = buf + n - 1;
-    *o = '\0';
-    do {
-        *--o = (char)('0' + (int)(v % 10));
-        v /= 10;
-    } while (v);
-    return o;
 }
 
 /* time.ctime(): asctime's layout in local time, without its newline. */
@@ -337,9 +314,9 @@ static void print_header(const struct report *r, const char *path, const struct 
         tt += p->funcs[i].st.tottime; /* in the file's order, as Python adds them */
     }
     char b1[48], b2[48];
-    printf("         %s function calls ", u128_text(total, b1, sizeof(b1)));
+    printf("         %s function calls ", fnp_cli_u128(total, b1, sizeof(b1)));
     if (total != prim)
-        printf("(%s primitive calls) ", u128_text(prim, b2, sizeof(b2)));
+        printf("(%s primitive calls) ", fnp_cli_u128(prim, b2, sizeof(b2)));
     if (r->unit)
         printf("in %.*f %s\n\n", r->unit->decimals, tt * r->unit->scale, r->unit->name);
     else

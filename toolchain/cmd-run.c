@@ -29,10 +29,7 @@
 
 #include "cli.h"
 #include "doctor.h"
-
-#ifndef FNPROF_REL_LIBDIR
-#error "the build passes FNPROF_REL_LIBDIR, the path from the bin to the lib directory"
-#endif
+#include "libdir.h"
 
 #define DEFAULT_OUTPUT "fnprof.prof"
 
@@ -70,23 +67,10 @@ static void usage(FILE *out)
 
 int fnp_run_library(const char *cmd, char *out, size_t n)
 {
-    char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (len < 0) {
+    char real[PATH_MAX], why[PATH_MAX + 128];
+    if (fnp_runtime_file("libfnprof.so", real, sizeof(real), why, sizeof(why))) {
         if (cmd)
-            fnp_cli_error(cmd, "/proc/self/exe: %s", strerror(errno));
-        return -1;
-    }
-    exe[len] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = '\0';
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof(path), "%s/%s/libfnprof.so", exe, FNPROF_REL_LIBDIR);
-    char real[PATH_MAX];
-    if (!realpath(path, real)) {
-        if (cmd)
-            fnp_cli_error(cmd, "%s: %s", path, strerror(errno));
+            fnp_cli_error(cmd, "%s", why);
         return -1;
     }
     /* ld.so splits LD_PRELOAD at spaces and colons and has no way to quote them. */

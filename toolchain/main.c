@@ -30,6 +30,17 @@ static const struct command {
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
+const char *fnp_cli_u128(unsigned __int128 v, char *buf, size_t n)
+{
+    char *o = buf + n - 1;
+    *o = '\0';
+    do {
+        *--o = (char)('0' + (int)(v % 10));
+        v /= 10;
+    } while (v);
+    return o;
+}
+
 void fnp_cli_error(const char *cmd, const char *fmt, ...)
 {
     /* Built whole, then written once: one line even if something else writes to stderr. */

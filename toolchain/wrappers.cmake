@@ -13,6 +13,7 @@ foreach(fnp_lang cc c++)
     add_executable(${fnp_target} ${CMAKE_CURRENT_LIST_DIR}/cc-wrapper.c
                    ${CMAKE_CURRENT_LIST_DIR}/cc-args.c ${CMAKE_CURRENT_LIST_DIR}/cc-detect.c
                    ${CMAKE_CURRENT_LIST_DIR}/cc-filter.c ${CMAKE_CURRENT_LIST_DIR}/cc-symbols.c
+                   ${CMAKE_CURRENT_LIST_DIR}/libdir.c
                    ${PROJECT_SOURCE_DIR}/profile/filter.c)
     set_target_properties(${fnp_target} PROPERTIES OUTPUT_NAME fnprof-${fnp_lang} C_STANDARD 11
                           C_VISIBILITY_PRESET hidden)
