@@ -191,9 +191,11 @@ static struct fnp_node *capped_child(struct fnp_thread *t, struct fnp_node *pare
     return l;
 }
 
-/* The ghost of kind fn under parent: keyed like a child, so that it is found as one, but
- * never linked into the tree (see FNP_GHOST_CALL). */
-static struct fnp_node *ghost_child(struct fnp_thread *t, struct fnp_node *parent, uintptr_t fn)
+/* A placeholder keyed fn under parent: a ghost (a call or region entered while paused, see
+ * FNP_GHOST_CALL) or a function PROF_FILTER leaves out (fnp_excluded_key). Keyed like a
+ * child, so that the hooks find it as one, but never linked into the tree; calls made
+ * inside it go to its target, parent. */
+static struct fnp_node *placeholder(struct fnp_thread *t, struct fnp_node *parent, uintptr_t fn)
 {
     struct fnp_node *g = table_find(&t->contexts, parent, fn);
     if (g)
@@ -207,43 +209,19 @@ static struct fnp_node *ghost_child(struct fnp_thread *t, struct fnp_node *paren
     return table_add(&t->contexts, g) ? NULL : g;
 }
 
-/* The placeholder of a function PROF_FILTER leaves out, among from's children: found by
- * the hooks as from's hot child or by a probe for its key, it tells them to push nothing
- * (exclude.c). Never linked into the tree. from->hot is set when it exists. */
-static void excluded_child(struct fnp_thread *t, struct fnp_node *from, uintptr_t fn)
-{
-    if (t->busy)
-        return; /* a signal handler inside a table update: no placeholder this time */
-    t->busy = 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    struct fnp_node *parent = from->target ? from->target : from;
-    uintptr_t key = fnp_excluded_key(fn);
-    struct fnp_node *x = table_find(&t->contexts, parent, key);
-    if (!x && (x = fnp_arena_alloc(&t->arena, sizeof(*x))) != NULL) {
-        x->fn = key;
-        x->parent = parent;
-        x->hot = &fnp_no_child;
-        x->target = parent;
-        if (table_add(&t->contexts, x))
-            x = NULL;
-    }
-    if (x)
-        from->hot = x;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    t->busy = 0;
-}
-
 FNP_NOINSTR struct fnp_node *fnp_cct_child(struct fnp_thread *t, struct fnp_node *from,
                                            uintptr_t fn)
 {
-    /* Left out by PROF_FILTER: nothing is pushed, nothing is counted as lost. */
-    if (fnp_exclude_on && !(fn & FNP_REGION_TAG) && fnp_exclude_has(fn & FNP_ADDR_MASK)) {
-        excluded_child(t, from, fn);
-        return NULL;
-    }
+    /* Left out by PROF_FILTER: its placeholder becomes from's hot child, where the hooks
+     * find it next time; nothing is pushed (NULL), and nothing counted as lost. */
+    int excluded = fnp_exclude_on && !(fn & FNP_REGION_TAG) && fnp_exclude_has(fn & FNP_ADDR_MASK);
+    if (excluded)
+        fn = fnp_excluded_key(fn);
     /* A signal handler interrupting us here must not touch the table or the arena: its
      * call is dropped, counted, and its exit recognised later (skipped). */
     if (t->busy) {
+        if (excluded)
+            return NULL; /* no placeholder this time */
         __atomic_store_n(&t->dropped_calls, t->dropped_calls + 1, __ATOMIC_RELAXED);
         t->skipped++;
         return NULL;
@@ -254,10 +232,14 @@ FNP_NOINSTR struct fnp_node *fnp_cct_child(struct fnp_thread *t, struct fnp_node
     /* Calls made inside a linked call are children of the link's target. */
     struct fnp_node *parent = from->target ? from->target : from;
     struct fnp_node *n, *target;
-    if (fnp_key_is_ghost(fn)) {
-        if (!(n = ghost_child(t, parent, fn)))
+    if (excluded || fnp_key_is_ghost(fn)) {
+        if ((n = placeholder(t, parent, fn)) != NULL)
+            goto found;
+        if (!excluded)
             goto fail;
-        goto found;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        t->busy = 0;
+        return NULL;
     }
     if (parent->target == parent) {
         /* Below a merged call the path is not the node's: every call is looked up by its
@@ -287,7 +269,7 @@ found:
     from->hot = n;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     t->busy = 0;
-    return n;
+    return excluded ? NULL : n;
 fail:
     __atomic_store_n(&t->dropped_calls, t->dropped_calls + 1, __ATOMIC_RELAXED);
     t->skipped++;

@@ -45,8 +45,7 @@ struct scan {
     struct fnp_symbolizer *sym;
     uintptr_t *v;
     size_t n, cap;
-    size_t funcs;   /* functions of instrumented objects looked at */
-    size_t objects; /* instrumented objects */
+    size_t funcs; /* functions of instrumented objects looked at */
     int nomem;
 };
 
@@ -70,7 +69,7 @@ static void scan_object(struct scan *s, const char *path, uintptr_t bias, int ma
     size_t n;
     int hooks;
     /* objects that call the hooks, and a program with libfnprof.a linked in (libc and
-     * libfnprof.so define the hooks too, but call none) */
+     * libfnprof.so define the hooks too, but call none: skipped) */
     if (s->api->functions(s->sym, path, &f, &n, &hooks) || !n || !(hooks & 1 || (hooks && main)))
         return;
     uint64_t *addrs = malloc(n * sizeof(*addrs));
@@ -82,7 +81,6 @@ static void scan_object(struct scan *s, const char *path, uintptr_t bias, int ma
     for (size_t i = 0; i < n; i++)
         addrs[i] = f[i].addr;
     s->api->resolve(s->sym, path, addrs, n, out);
-    s->objects++;
     s->funcs += n;
     for (size_t i = 0; i < n; i++)
         if (fnp_filter_excludes(s->filter, out[i].file, out[i].name, f[i].raw) &&
@@ -130,13 +128,9 @@ void fnp_exclude_init(const char *path)
     char exe[PATH_MAX];
     ssize_t k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     exe[k > 0 ? k : 0] = 0;
-    for (size_t i = 0; i < map.n; i++) {
-        const char *p = map.mods[i].path;
-        const char *base = p ? strrchr(p, '/') : NULL;
-        if (!base || strncmp(base + 1, "libfnprof", 9) == 0)
-            continue;
-        scan_object(&s, p, (uintptr_t)map.mods[i].bias, strcmp(p, exe) == 0);
-    }
+    for (size_t i = 0; i < map.n; i++)
+        scan_object(&s, map.mods[i].path, (uintptr_t)map.mods[i].bias,
+                    strcmp(map.mods[i].path, exe) == 0);
     api.destroy(s.sym);
     if (s.nomem)
         goto out;

@@ -76,7 +76,7 @@ other_child_count(struct fnp_thread *t, struct fnp_node *parent, uintptr_t key, 
  * the filtering pair's (PROF_FILTER) first tests for the placeholder of a function the
  * filter leaves out (exclude.c), which then costs this and a return. Only that pair tests
  * it: in the others the test would cost every call a saved register. */
-FNP_INLINE void enter_as_f(uintptr_t key, uintptr_t sp, int timed, int filter)
+FNP_INLINE void enter_as(uintptr_t key, uintptr_t sp, int timed, int filter)
 {
     struct fnp_thread *t = fnp_tls;
     if (FNP_UNLIKELY(!t)) {
@@ -102,23 +102,18 @@ FNP_INLINE void enter_as_f(uintptr_t key, uintptr_t sp, int timed, int filter)
     fnp_cct_push_as(t, d, n, timed ? fnp_clock_tsc() : 0, sp, timed);
 }
 
-FNP_INLINE void enter_as(uintptr_t key, uintptr_t sp, int timed)
-{
-    enter_as_f(key, sp, timed, 0);
-}
-
 static __attribute__((noinline, no_instrument_function)) void enter_count(uintptr_t key,
                                                                           uintptr_t sp)
 {
-    enter_as(key, sp, 0);
+    enter_as(key, sp, 0, 0);
 }
 
-/* A hook pair is built for one expected mode, timed (rdtsc) or counting, and takes it
- * inline. The general pair expects timed and reaches count-only by a tail call (when the
- * loader could not pick the counting pair); anything else, the clock that is a call, or a
- * mode the loader did not foresee, takes the slow path, which is right in every mode. */
-/* The pair's expected mode: timed (0), counting (1), tracing (2: timed, and exits keep
- * their calls) or filtering (3: timed, and excluded functions pass through first). */
+/* A hook pair is built for one expected mode and takes it inline: timed (0), counting (1),
+ * tracing (2: timed, and exits keep their calls) or filtering (3: timed, and functions
+ * PROF_FILTER leaves out pass through first). The general pair expects timed and reaches
+ * count-only by a tail call (when the loader could not pick the counting pair); anything
+ * else, the clock that is a call, or a mode the loader did not foresee, takes the slow
+ * path, which is right in every mode. */
 #define FNP_EXPECT(rec, mode)                                                                      \
     ((mode) == 1   ? ((rec)&FNP_ON_COUNT) != 0                                                     \
      : (mode) == 2 ? ((rec)&FNP_ON_MODES) == FNP_ON_TRACE                                          \
@@ -131,7 +126,7 @@ FNP_INLINE void enter_hook(void *fn, int counting)
         return;
     uintptr_t key = fnp_key((uintptr_t)fn, rec), sp = FNP_CALLER_SP();
     if (FNP_LIKELY(FNP_EXPECT(rec, counting)))
-        enter_as_f(key, sp, counting != 1, counting == 3);
+        enter_as(key, sp, counting != 1, counting == 3);
     else if (rec & FNP_ON_COUNT)
         enter_count(key, sp);
     else
@@ -144,36 +139,23 @@ static FNP_COLD void exit_slow(struct fnp_thread *t, uintptr_t fn)
     fnp_cct_exit_cold(t, fn, fnp_clock_now());
 }
 
-/* The tracing pair's exit: the timed exit, and the call kept for the trace. */
-FNP_INLINE void exit_traced(struct fnp_thread *t, uintptr_t fn)
+/* The exit of the tracing (mode 2) and filtering (3) pairs: the timed exit, then the call
+ * kept for the trace; or, first, the exit of a function the filter leaves out, entered
+ * last from the innermost frame's function, which returns before the clock is read. */
+FNP_INLINE void exit_timed(struct fnp_thread *t, uintptr_t fn, int mode)
 {
     uint32_t d = t->depth;
     struct fnp_frame *f = &t->frames[(ptrdiff_t)d - 1];
     struct fnp_node *n = f->node;
     if (FNP_UNLIKELY((n->fn & FNP_ADDR_MASK) != fn)) {
-        exit_slow(t, fn);
+        if (mode != 3 || (n->hot->fn & FNP_ADDR_MASK) != fnp_excluded_key(fn))
+            exit_slow(t, fn);
         return;
     }
     uint64_t now = fnp_clock_tsc();
     __atomic_store_n(&n->ticks, n->ticks + (now - f->t0), __ATOMIC_RELAXED);
-    fnp_trace_add(t, n, f->t0, now);
-    __atomic_store_n(&t->depth, d - 1, __ATOMIC_RELEASE);
-}
-
-/* The filtering pair's exit: the exit of a function the filter leaves out, entered last
- * from the innermost frame's function, returns before the clock is read. */
-FNP_INLINE void exit_filtered(struct fnp_thread *t, uintptr_t fn)
-{
-    uint32_t d = t->depth;
-    struct fnp_frame *f = &t->frames[(ptrdiff_t)d - 1];
-    struct fnp_node *n = f->node;
-    if (FNP_UNLIKELY((n->fn & FNP_ADDR_MASK) != fn)) {
-        if ((n->hot->fn & FNP_ADDR_MASK) != fnp_excluded_key(fn))
-            fnp_cct_exit_mismatch(t, fn, fnp_clock_tsc());
-        return;
-    }
-    uint64_t now = fnp_clock_tsc();
-    __atomic_store_n(&n->ticks, n->ticks + (now - f->t0), __ATOMIC_RELAXED);
+    if (mode == 2)
+        fnp_trace_add(t, n, f->t0, now);
     __atomic_store_n(&t->depth, d - 1, __ATOMIC_RELEASE);
 }
 
@@ -185,10 +167,8 @@ FNP_INLINE void exit_hook(void *fn, int counting)
     struct fnp_thread *t = fnp_tls;
     if (FNP_UNLIKELY(!t))
         return;
-    if (counting == 2 && FNP_LIKELY(FNP_EXPECT(rec, 2)))
-        exit_traced(t, (uintptr_t)fn);
-    else if (counting == 3 && FNP_LIKELY(FNP_EXPECT(rec, 3)))
-        exit_filtered(t, (uintptr_t)fn);
+    if (counting >= 2 && FNP_LIKELY(FNP_EXPECT(rec, counting)))
+        exit_timed(t, (uintptr_t)fn, counting);
     else if (counting < 2 && FNP_LIKELY(FNP_EXPECT(rec, counting)))
         fnp_cct_exit_as(t, (uintptr_t)fn, counting ? 0 : fnp_clock_tsc(), !counting);
     else if (rec & FNP_ON_COUNT)

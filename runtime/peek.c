@@ -23,31 +23,29 @@ static FNP_EARLY long raw3(long nr, long a, long b, long c)
     return ret;
 }
 
+/* Whether an entry (its first bytes head, len bytes in all) is prefix, n characters, with
+ * a value after it (whole: with nothing after it). */
+static FNP_EARLY int is(const char *head, long len, const char *prefix, long n, int whole)
+{
+    long i = 0;
+    while (i < n && i < len && head[i] == prefix[i])
+        i++;
+    return i == n && (whole ? len == n : len > n);
+}
+
+#define IS(prefix, whole) is(head, len, prefix, (long)sizeof(prefix) - 1, whole)
+
 /* Sets *seen from one whole environment entry: its first bytes (up to sizeof(head)) and
- * its full length. */
+ * its full length. A variable counts when set and not empty; PROF_TIMER as "none" only. */
 static FNP_EARLY void judge(const char *head, long len, int *seen)
 {
-    static const char out[] = "PROF_OUTPUT=", none[] = "PROF_TIMER=none", trace[] = "PROF_TRACE=";
-    long i = 0;
-    while (i < (long)sizeof(out) - 1 && i < len && head[i] == out[i])
-        i++;
-    if (i == (long)sizeof(out) - 1 && len > i)
+    if (IS("PROF_OUTPUT=", 0))
         *seen |= FNP_PEEK_OUTPUT;
-    i = 0;
-    while (i < (long)sizeof(none) - 1 && i < len && head[i] == none[i])
-        i++;
-    if (i == (long)sizeof(none) - 1 && len == i)
+    if (IS("PROF_TIMER=none", 1))
         *seen |= FNP_PEEK_COUNT;
-    i = 0;
-    while (i < (long)sizeof(trace) - 1 && i < len && head[i] == trace[i])
-        i++;
-    if (i == (long)sizeof(trace) - 1 && len > i)
+    if (IS("PROF_TRACE=", 0))
         *seen |= FNP_PEEK_TRACE;
-    static const char filter[] = "PROF_FILTER=";
-    i = 0;
-    while (i < (long)sizeof(filter) - 1 && i < len && head[i] == filter[i])
-        i++;
-    if (i == (long)sizeof(filter) - 1 && len > i)
+    if (IS("PROF_FILTER=", 0))
         *seen |= FNP_PEEK_FILTER;
 }
 

@@ -515,7 +515,7 @@ static inline FNP_NOINSTR int fnp_exclude_exit(const struct fnp_thread *t, uintp
     if (!fnp_exclude_on || (fn & FNP_REGION_TAG))
         return 0;
     const struct fnp_node *top = t->frames[(ptrdiff_t)t->depth - 1].node;
-    if ((top->hot->fn & FNP_ADDR_MASK) == (fn | FNP_REGION_TAG))
+    if ((top->hot->fn & FNP_ADDR_MASK) == fnp_excluded_key(fn))
         return 1;
     return fnp_exclude_has(fn);
 }
