@@ -104,11 +104,17 @@ double fnp_diff_value(const struct fnp_stats *st, unsigned metric)
     }
 }
 
+/* How far apart a row's call counts are, exactly: no double holds every uint64_t. */
+static uint64_t calls_gap(const struct fnp_diff_row *r)
+{
+    return r->after.ncalls > r->before.ncalls ? r->after.ncalls - r->before.ncalls
+                                              : r->before.ncalls - r->after.ncalls;
+}
+
 double fnp_diff_change(const struct fnp_diff_row *r, unsigned metric)
 {
     if (metric == FNP_DIFF_NCALLS) /* exact: the counts' difference, then one rounding */
-        return r->after.ncalls >= r->before.ncalls ? (double)(r->after.ncalls - r->before.ncalls)
-                                                   : -(double)(r->before.ncalls - r->after.ncalls);
+        return r->after.ncalls >= r->before.ncalls ? (double)calls_gap(r) : -(double)calls_gap(r);
     return fnp_diff_value(&r->after, metric) - fnp_diff_value(&r->before, metric);
 }
 
@@ -125,10 +131,7 @@ double fnp_diff_percent(const struct fnp_diff_row *r, unsigned metric)
 static int cmp_change(const struct fnp_diff_row *x, const struct fnp_diff_row *y, unsigned metric)
 {
     if (metric == FNP_DIFF_NCALLS) {
-        uint64_t dx = x->after.ncalls > x->before.ncalls ? x->after.ncalls - x->before.ncalls
-                                                         : x->before.ncalls - x->after.ncalls;
-        uint64_t dy = y->after.ncalls > y->before.ncalls ? y->after.ncalls - y->before.ncalls
-                                                         : y->before.ncalls - y->after.ncalls;
+        uint64_t dx = calls_gap(x), dy = calls_gap(y);
         return dx < dy ? 1 : dx > dy ? -1 : 0;
     }
     double dx = fabs(fnp_diff_change(x, metric)), dy = fabs(fnp_diff_change(y, metric));

@@ -36,3 +36,15 @@ void fnp_json_string(struct fnp_sink *s, const char *str)
     }
     fnp_sink_write(s, "\"", 1);
 }
+
+char *fnp_put_u64(char *p, uint64_t v)
+{
+    char digits[20];
+    int n = 0;
+    do
+        digits[n++] = (char)('0' + v % 10);
+    while (v /= 10);
+    while (n)
+        *p++ = digits[--n];
+    return p;
+}

@@ -407,6 +407,9 @@ const unsigned char *fnp_utf8_copy(struct fnp_sink *s, const unsigned char *p);
  * and '&' as \\u escapes so that the text can sit inside an HTML <script>; invalid UTF-8
  * bytes become U+FFFD. */
 void fnp_json_string(struct fnp_sink *s, const char *str);
+/* v in decimal at p (at most 20 characters, no NUL); returns the end. By hand: printf's
+ * machinery costs more than the rest of an event when millions are written. */
+char *fnp_put_u64(char *p, uint64_t v);
 
 /* ---- pstats.c ----------------------------------------------------------------------- */
 

@@ -68,19 +68,6 @@ static int by_track_time(const void *a, const void *b, void *order)
     return i > j ? -1 : i < j;
 }
 
-/* Numbers written by hand: printf's machinery costs more than the rest of an event. */
-static char *put_dec(char *p, uint64_t v)
-{
-    char digits[20];
-    int n = 0;
-    do
-        digits[n++] = (char)('0' + v % 10);
-    while (v /= 10);
-    while (n)
-        *p++ = digits[--n];
-    return p;
-}
-
 static char *put_int(char *p, int v)
 {
     int64_t w = v; /* INT_MIN's magnitude fits */
@@ -88,14 +75,14 @@ static char *put_int(char *p, int v)
         *p++ = '-';
         w = -w;
     }
-    return put_dec(p, (uint64_t)w);
+    return fnp_put_u64(p, (uint64_t)w);
 }
 
 /* Microseconds with three decimals: nanoseconds written exactly, without a double's
  * rounding in the printing. */
 static char *put_us(char *p, uint64_t ns)
 {
-    p = put_dec(p, ns / 1000);
+    p = fnp_put_u64(p, ns / 1000);
     unsigned frac = (unsigned)(ns % 1000);
     *p++ = '.';
     *p++ = (char)('0' + frac / 100);
@@ -118,6 +105,18 @@ static void put_metadata(struct fnp_sink *s, const char *what, int pid, int tid)
     fnp_sink_printf(s, ",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{", pid, tid);
 }
 
+/* name as a JSON string, or "<what> <id>" when there is none. */
+static void put_name(struct fnp_sink *s, const char *name, const char *what, int id)
+{
+    if (name && name[0]) {
+        fnp_json_string(s, name);
+        return;
+    }
+    char text[32];
+    snprintf(text, sizeof(text), "%s %d", what, id);
+    fnp_json_string(s, text);
+}
+
 /* The threads' names, and their order in the viewer: viewers sort threads by
  * thread_sort_index, then by tid, which would put the main thread anywhere. */
 static void put_threads(struct fnp_sink *s, const struct fnp_trace *t, const struct order *o)
@@ -126,13 +125,7 @@ static void put_threads(struct fnp_sink *s, const struct fnp_trace *t, const str
         const struct fnp_trace_track *tr = &t->tracks[track_at(o, t->ntracks, rank)];
         put_metadata(s, "thread_name", t->pid, tr->tid);
         fnp_sink_puts(s, "\"name\":");
-        if (tr->name && tr->name[0]) {
-            fnp_json_string(s, tr->name);
-        } else {
-            char name[32];
-            snprintf(name, sizeof(name), "thread %d", tr->tid);
-            fnp_json_string(s, name);
-        }
+        put_name(s, tr->name, "thread", tr->tid);
         fnp_sink_puts(s, "}}");
         put_metadata(s, "thread_sort_index", t->pid, tr->tid);
         fnp_sink_printf(s, "\"sort_index\":%zu}}", rank);
@@ -283,13 +276,7 @@ int fnp_trace_write(struct fnp_sink *s, const struct fnp_trace *t)
 
     fnp_sink_puts(s, "{\"traceEvents\":[\n{\"name\":\"process_name\",\"ph\":\"M\"");
     fnp_sink_printf(s, ",\"pid\":%d,\"tid\":0,\"args\":{\"name\":", t->pid);
-    if (t->process && t->process[0]) {
-        fnp_json_string(s, t->process);
-    } else {
-        char name[32];
-        snprintf(name, sizeof(name), "process %d", t->pid);
-        fnp_json_string(s, name);
-    }
+    put_name(s, t->process, "process", t->pid);
     fnp_sink_puts(s, "}}");
     put_threads(s, t, &o);
     for (size_t i = 0; i < t->nevents && !s->err; i++)

@@ -31,18 +31,23 @@ static uint64_t cycles_written;
 static struct fnp_baseline base; /* what a dump leaves out; empty: nothing */
 static int have_base;
 
+uint64_t fnp_control_modes(void)
+{
+    return user_paused || schedule_none ? FNP_ON | FNP_ON_PAUSED : modes;
+}
+
 /* Sets fnp_recording's mode bits, keeping the module generation; never revives it once
  * the exit dump has cleared it. */
 static void apply(void)
 {
-    uint64_t want = user_paused || schedule_none ? FNP_ON | FNP_ON_PAUSED : modes;
+    uint64_t want = fnp_control_modes();
     uint64_t rec = __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED);
     while (rec && !__atomic_compare_exchange_n(&fnp_recording, &rec, (rec & ~FNP_ON_BITS) | want, 1,
                                                __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
         ;
 }
 
-int fnp_control_init(uint64_t recording_modes)
+void fnp_control_init(uint64_t recording_modes)
 {
     modes = recording_modes;
     const char *start = fnp_config.start;
@@ -61,15 +66,8 @@ int fnp_control_init(uint64_t recording_modes)
             fnp_log("PROF_SCHEDULE=%s: %s; recording every step", fnp_config.schedule, why);
         }
     }
-    return user_paused || schedule_none ? (int)(FNP_ON | FNP_ON_PAUSED) : (int)modes;
 }
 
-uint64_t fnp_control_modes(void)
-{
-    return user_paused || schedule_none ? FNP_ON | FNP_ON_PAUSED : modes;
-}
-
-/* A cycle's file: %n in PROF_OUTPUT, else ".cycle<n>" appended (env.c). */
 static int dump_locked(const char *path, uint64_t cycle, int quiet, int reset)
 {
     struct fnp_baseline next = {0};
@@ -103,6 +101,7 @@ static void reset_locked(void)
     fnp_snapshot_free(&s);
 }
 
+/* A cycle's file: %n in PROF_OUTPUT, else ".cycle<n>" appended (env.c). */
 static int cycle_dump_locked(uint64_t cycle, int reset)
 {
     char *path = fnp_env_path(fnp_config.output, cycle);
