@@ -626,7 +626,7 @@ int fnp_dump(const char *path, struct fnp_dump_opts *o);
 /* ---- control.c: pause, the step schedule, resets, dumps ------------------------------ */
 
 /* At load: PROF_START and PROF_SCHEDULE, with modes the bits recording runs with. */
-int fnp_control_init(uint64_t modes);
+void fnp_control_init(uint64_t modes);
 /* The bits fnp_recording starts with: modes, or paused. */
 uint64_t fnp_control_modes(void);
 void fnp_control_pause(int paused);

@@ -305,13 +305,13 @@ int fnp_cc_args_parse(char *const *args, size_t n, struct fnp_cc_args *a)
     }
 
     int info = 0, preprocess = 0, compile = 0, partial_link = 0;
-    size_t nheaders = 0;
+    size_t ninputs = 0, nheaders = 0; /* sources, objects, -l libraries, "-" */
     const char *lang = NULL;
     for (size_t i = 0; i < a->argc; i++) {
         const char *s = a->argv[i];
         if (s[0] != '-' || strcmp(s, "-") == 0) {
             /* An input: a file name, or standard input. */
-            a->ninputs++;
+            ninputs++;
             enum input_kind k = input_kind(lang, strcmp(s, "-") == 0 ? "" : s);
             if (k == INPUT_SOURCE)
                 a->sources[a->nsources++] = a->argv[i];
@@ -343,7 +343,7 @@ int fnp_cc_args_parse(char *const *args, size_t n, struct fnp_cc_args *a)
                    strcmp(s, "-finstrument-function-entry-bare") == 0) {
             a->instr = FNP_CC_INSTR_ON;
         } else if (strncmp(s, "-l", 2) == 0) {
-            a->ninputs++; /* a library is an input: "cc -lm" links */
+            ninputs++; /* a library is an input: "cc -lm" links */
             if (s[2] == '\0')
                 i++;
         } else if (strcmp(s, "-x") == 0 || strcmp(s, "--language") == 0) {
@@ -358,11 +358,11 @@ int fnp_cc_args_parse(char *const *args, size_t n, struct fnp_cc_args *a)
         }
     }
 
-    if (info || a->ninputs == 0)
+    if (info || ninputs == 0)
         a->mode = FNP_CC_PASS;
     else if (preprocess)
         a->mode = FNP_CC_PREPROCESS;
-    else if (compile || partial_link || (nheaders > 0 && nheaders == a->ninputs))
+    else if (compile || partial_link || (nheaders > 0 && nheaders == ninputs))
         a->mode = FNP_CC_COMPILE;
     else
         a->mode = FNP_CC_LINK;

@@ -6,21 +6,16 @@
  * the compiler command, resolved in PATH, with the file's size, mtime and inode. Switching
  * /usr/bin/cc from gcc to clang (update-alternatives) changes the inode behind the same name.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cc-wrapper.h"
-
-extern char **environ;
 
 /* Where `name` runs from: itself when it has a slash, else the first PATH entry with an
  * executable of that name, as execvp searches. 0, or -1 when none. */
@@ -175,17 +170,10 @@ static int probe(char *const *words, size_t n, enum fnp_cc_kind *k)
         free(argv);
         return -1;
     }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
+    pid_t pid = fnp_cc_spawn(argv, fds[1]);
     free(argv);
     close(fds[1]);
-    if (rc != 0) {
+    if (pid < 0) {
         close(fds[0]);
         return -1;
     }
@@ -204,10 +192,7 @@ static int probe(char *const *words, size_t n, enum fnp_cc_kind *k)
     } else {
         close(fds[0]);
     }
-    int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    if (fnp_cc_wait(pid) < 0)
         return -1;
     *k = clang ? FNP_CC_KIND_CLANG : gnuc ? FNP_CC_KIND_GCC : FNP_CC_KIND_OTHER;
     return 0;

@@ -17,24 +17,14 @@
  * one go) is left to the run-time filter, PROF_FILTER with the same file.
  */
 #include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cc-wrapper.h"
 #include "filter.h"
-
-extern char **environ;
-
-/* What gcc gets in every compile from the wrapper: the first pass must instrument the same
- * functions as the real compile (cc-wrapper.c adds the same list). */
-#define GCC_EXCLUDE "-finstrument-functions-exclude-file-list=/usr/include,/usr/lib/gcc"
 
 /* A source's absolute path, as the profile names files: the pattern "*\/vendor/\*" must
  * match "vendor/x.c" compiled from the project's top directory. */
@@ -176,7 +166,7 @@ static char **first_pass_argv(char *const *cc, size_t ncc, const struct fnp_cc_a
     for (size_t i = 0; i < ncc; i++)
         v[n++] = cc[i];
     v[n++] = "-finstrument-functions";
-    v[n++] = GCC_EXCLUDE;
+    v[n++] = FNP_CC_GCC_EXCLUDE;
     for (size_t i = 0; i < a->argc; i++) {
         char *s = a->argv[i];
         if (strcmp(s, "-o") == 0 || strcmp(s, "-MF") == 0 || strcmp(s, "-MT") == 0 ||
@@ -199,24 +189,16 @@ static char **first_pass_argv(char *const *cc, size_t ncc, const struct fnp_cc_a
     return v;
 }
 
-/* Runs argv with no output; 0 when it exits 0. */
-static int run_quietly(char **argv)
+/* Appends item to the comma-separated *list (of length *len); 0, or -1 when memory ran
+ * out (the list stays as it was). */
+static int list_add(char **list, size_t *len, const char *item)
 {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0)
+    char *grown = realloc(*list, *len + strlen(item) + 2);
+    if (!grown)
         return -1;
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+    *list = grown;
+    *len += (size_t)sprintf(grown + *len, "%s%s", *len ? "," : "", item);
+    return 0;
 }
 
 /* Removes the scratch directory and what the first pass left in it (.o, .dwo, .su). */
@@ -247,7 +229,9 @@ static char *function_list(const struct fnp_filter *f, char *const *cc, size_t n
     char **argv = first_pass_argv(cc, ncc, a, object);
     char **syms = NULL;
     size_t nsyms = 0;
-    int ok = argv && run_quietly(argv) == 0 && fnp_cc_object_functions(object, &syms, &nsyms) == 0;
+    pid_t pid = argv ? fnp_cc_spawn(argv, -1) : -1;
+    int ok =
+        pid >= 0 && fnp_cc_wait(pid) == 0 && fnp_cc_object_functions(object, &syms, &nsyms) == 0;
     free(argv);
     remove_dir(dir);
     if (!ok)
@@ -283,11 +267,8 @@ static char *function_list(const struct fnp_filter *f, char *const *cc, size_t n
                 safe = 0;
         if (!safe || (list && strstr(list, id))) /* already named, or by a longer one */
             continue;
-        char *grown = realloc(list, len + strlen(id) + 2);
-        if (!grown)
+        if (list_add(&list, &len, id) < 0)
             break;
-        list = grown;
-        len += (size_t)sprintf(list + len, "%s%s", len ? "," : "", id);
     }
     for (size_t i = 0; i < nsyms; i++) {
         free(syms[i]);
@@ -301,39 +282,17 @@ static char *function_list(const struct fnp_filter *f, char *const *cc, size_t n
     return list;
 }
 
-static int push(char ***v, size_t *n, char *s)
+int fnp_cc_filter_args(const char *filter_path, char *const *cc, size_t ncc, enum fnp_cc_kind kind,
+                       const struct fnp_cc_args *a, char *out[FNP_CC_FILTER_MAX_ARGS], size_t *n,
+                       int *skip_instrument)
 {
-    if (!s)
-        return -1;
-    char **grown = realloc(*v, (*n + 2) * sizeof(**v));
-    if (!grown) {
-        free(s);
-        return -1;
-    }
-    *v = grown;
-    (*v)[(*n)++] = s;
-    (*v)[*n] = NULL;
-    return 0;
-}
-
-char **fnp_cc_filter_args(const char *filter_path, char *const *cc, size_t ncc,
-                          enum fnp_cc_kind kind, char *const *user, size_t nuser,
-                          const struct fnp_cc_args *a, int *skip_instrument, size_t *n)
-{
-    (void)user;
-    (void)nuser;
     *skip_instrument = 0;
     *n = 0;
     char err[512];
     struct fnp_filter *f = fnp_filter_load(filter_path, err, sizeof(err));
     if (!f) {
         fnp_cc_error("--filter: %s", err);
-        return NULL;
-    }
-    char **out = calloc(1, sizeof(*out));
-    if (!out) {
-        fnp_filter_free(f);
-        return NULL;
+        return -1;
     }
 
     /* File rules: per source. */
@@ -345,20 +304,14 @@ char **fnp_cc_filter_args(const char *filter_path, char *const *cc, size_t ncc,
             continue;
         nexcluded++;
         /* gcc splits the list at commas: such a name cannot be listed. */
-        if (strchr(a->sources[i], ','))
-            continue;
-        char *grown = realloc(files, flen + strlen(a->sources[i]) + 2);
-        if (!grown)
+        if (!strchr(a->sources[i], ',') && list_add(&files, &flen, a->sources[i]) < 0)
             break;
-        files = grown;
-        flen += (size_t)sprintf(files + flen, "%s%s", flen ? "," : "", a->sources[i]);
     }
     if (a->nsources > 0 && nexcluded == a->nsources) {
         *skip_instrument = 1;
     } else if (files && kind == FNP_CC_KIND_GCC) {
-        char *flag = NULL;
-        if (asprintf(&flag, "-finstrument-functions-exclude-file-list=%s", files) >= 0)
-            push(&out, n, flag);
+        if (asprintf(&out[*n], "-finstrument-functions-exclude-file-list=%s", files) >= 0)
+            (*n)++;
     }
     free(files);
 
@@ -370,12 +323,11 @@ char **fnp_cc_filter_args(const char *filter_path, char *const *cc, size_t ncc,
         if (all) {
             *skip_instrument = 1;
         } else if (list) {
-            char *flag = NULL;
-            if (asprintf(&flag, "-finstrument-functions-exclude-function-list=%s", list) >= 0)
-                push(&out, n, flag);
+            if (asprintf(&out[*n], "-finstrument-functions-exclude-function-list=%s", list) >= 0)
+                (*n)++;
         }
         free(list);
     }
     fnp_filter_free(f);
-    return out;
+    return 0;
 }

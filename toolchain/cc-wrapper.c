@@ -18,11 +18,14 @@
 #include "cc-wrapper.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "libdir.h"
@@ -45,12 +48,7 @@
  * it started, which means FNPROF_CC names the wrapper (or a script running it): a loop. */
 #define LOOP_VAR "FNPROF_CC_WRAPPED"
 
-/* Where system headers live on Debian: /usr/include holds libc's and libstdc++'s
- * (/usr/include/c++/12), /usr/lib/gcc gcc's own (the *intrin.h inline functions), also
- * reached as /usr/lib/gcc/<triple>/12/../../../../include/c++/12. gcc matches substrings. */
-#define GCC_EXCLUDE "-finstrument-functions-exclude-file-list=/usr/include,/usr/lib/gcc"
-
-const char *fnp_cc_self = SELF;
+extern char **environ;
 
 void fnp_cc_error(const char *fmt, ...)
 {
@@ -69,6 +67,31 @@ void fnp_cc_error(const char *fmt, ...)
     line[n++] = '\n';
     ssize_t w = write(2, line, (size_t)n);
     (void)w;
+}
+
+pid_t fnp_cc_spawn(char *const *argv, int out_fd)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (out_fd >= 0)
+        posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+    else
+        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    return rc == 0 ? pid : -1;
+}
+
+int fnp_cc_wait(pid_t pid)
+{
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 /* The compiler command: $FNPROF_CC split at blanks (no quoting, as make splits CC). */
@@ -168,14 +191,11 @@ int main(int argc, char **argv)
     int instrument = a.mode >= FNP_CC_COMPILE && a.nsources > 0 && a.instr != FNP_CC_INSTR_OFF;
     enum fnp_cc_kind kind = instrument ? fnp_cc_detect(cc, ncc) : FNP_CC_KIND_OTHER;
     size_t nfilter = 0;
-    char **filter_args = NULL;
+    char *filter_args[FNP_CC_FILTER_MAX_ARGS];
     int filter_skips = 0;
-    if (instrument && filter) {
-        filter_args =
-            fnp_cc_filter_args(filter, cc, ncc, kind, user, nuser, &a, &filter_skips, &nfilter);
-        if (!filter_args)
-            return 1;
-    }
+    if (instrument && filter &&
+        fnp_cc_filter_args(filter, cc, ncc, kind, &a, filter_args, &nfilter, &filter_skips) < 0)
+        return 1;
 
     /* The compiler, ours, the user's, the runtime's (a dozen at most). */
     struct cmd c = {calloc(ncc + nfilter + nuser + 32, sizeof(char *)), 0};
@@ -189,7 +209,7 @@ int main(int argc, char **argv)
             add(&c, kind == FNP_CC_KIND_CLANG ? "-finstrument-functions-after-inlining"
                                               : "-finstrument-functions");
         if (kind == FNP_CC_KIND_GCC)
-            add(&c, GCC_EXCLUDE);
+            add(&c, FNP_CC_GCC_EXCLUDE);
         for (size_t i = 0; i < nfilter; i++)
             add(&c, filter_args[i]);
     }

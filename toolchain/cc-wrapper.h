@@ -8,6 +8,14 @@
 #define FNPROF_CC_WRAPPER_H
 
 #include <stddef.h>
+#include <sys/types.h>
+
+/* Where system headers live on Debian: /usr/include holds libc's and libstdc++'s
+ * (/usr/include/c++/12), /usr/lib/gcc gcc's own (the *intrin.h inline functions), also
+ * reached as /usr/lib/gcc/<triple>/12/../../../../include/c++/12. gcc matches substrings.
+ * Every gcc compile the wrapper runs gets it: the filter's first pass must instrument the
+ * same functions as the real compile. */
+#define FNP_CC_GCC_EXCLUDE "-finstrument-functions-exclude-file-list=/usr/include,/usr/lib/gcc"
 
 /* What the compiler will do with the arguments, which decides what the wrapper adds. */
 enum fnp_cc_mode {
@@ -31,9 +39,7 @@ struct fnp_cc_args {
     int is_static;   /* -static or -static-pie: the runtime's archive and its libraries */
     int no_stdlib;   /* -nostdlib, -nodefaultlibs, -nolibc: the user picks every library */
     size_t nsources; /* C, C++ or Objective-C sources (by -x or by suffix) */
-    size_t ninputs;  /* every input: sources, objects, -l libraries, "-" */
-    /* The sources' names, borrowed from the arguments (or the response files' text, owned
-     * by this struct); the filter decides per source file. */
+    /* The sources' names, pointing into argv; the filter decides per source file. */
     char **sources;
     /* Expanded arguments (response files read), owned; freed by fnp_cc_args_free. */
     char **argv;
@@ -60,14 +66,15 @@ enum fnp_cc_kind {
  * unknown compiler is FNP_CC_KIND_OTHER. */
 enum fnp_cc_kind fnp_cc_detect(char *const *words, size_t n);
 
-/* The compile-time filter (cc-filter.c): given the filter file, the command and the compiler,
- * returns the arguments to add before the user's (malloc'd strings in a NULL-ended malloc'd
- * array, caller frees both; *n is the count), or NULL with a message on stderr when the filter
- * cannot be read. *skip_instrument is set to 1 when every source of the command is excluded by
- * the filter's file rules: compile without -finstrument-functions. */
-char **fnp_cc_filter_args(const char *filter_path, char *const *cc, size_t ncc,
-                          enum fnp_cc_kind kind, char *const *user, size_t nuser,
-                          const struct fnp_cc_args *a, int *skip_instrument, size_t *n);
+/* The compile-time filter (cc-filter.c): given the filter file, the compiler and the
+ * command, fills out[0..*n) with the arguments to add before the user's (malloc'd, caller
+ * frees) and returns 0, or returns -1 with a message on stderr when the filter cannot be
+ * read. *skip_instrument is set to 1 when the filter excludes all the command compiles:
+ * compile without -finstrument-functions. */
+#define FNP_CC_FILTER_MAX_ARGS 2
+int fnp_cc_filter_args(const char *filter_path, char *const *cc, size_t ncc, enum fnp_cc_kind kind,
+                       const struct fnp_cc_args *a, char *out[FNP_CC_FILTER_MAX_ARGS], size_t *n,
+                       int *skip_instrument);
 
 /* The names of the functions an ELF64 object file defines (STT_FUNC, local ones too), as
  * written in its symbol table (mangled). Returns 0 with *names a malloc'd array of *n
@@ -78,7 +85,11 @@ int fnp_cc_object_functions(const char *path, char ***names, size_t *n);
 /* "fnprof: fnprof-cc: " and the message, one line on stderr. */
 void fnp_cc_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* fnprof-cc or fnprof-c++: for messages. */
-extern const char *fnp_cc_self;
+/* Starts argv[0] (searched in PATH) with stdin and stderr on /dev/null, stdout on out_fd
+ * (-1: /dev/null too). Returns its pid, or -1. The compiler runs that the wrapper reads
+ * (the gcc/clang probe, the filter's first pass) go through here. */
+pid_t fnp_cc_spawn(char *const *argv, int out_fd);
+/* Waits for pid; 0 when it exited with status 0, else -1. */
+int fnp_cc_wait(pid_t pid);
 
 #endif

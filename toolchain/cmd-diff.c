@@ -60,7 +60,8 @@ struct diff_cmd {
     struct fnp_diff d;
     const struct unit *unit;
     int times;    /* both profiles count the same thing: times are compared */
-    size_t limit; /* rows shown; 0: all */
+    size_t limit; /* --limit; 0: all */
+    size_t shown; /* the rows printed: the first limit of d's */
     unsigned sort;
     struct fnp_diff_rule *rules;
     size_t nrules;
@@ -104,11 +105,10 @@ static void usage(FILE *out)
 
 /* ---- reading ---------------------------------------------------------------------- */
 
-static int load_side(struct side *s, const char *path)
+static int load_side(struct side *s)
 {
-    s->path = path;
     fnp_profile_init(&s->p);
-    if (fnp_cli_load("diff", path, &s->p, NULL))
+    if (fnp_cli_load("diff", s->path, &s->p, NULL))
         return -1;
     /* The tree says how the run counted: a count-only run's times are calls. CPython's
      * files have no tree and are timed. */
@@ -155,6 +155,16 @@ static const char *time_text(const struct unit *u, double seconds, int sign, cha
 {
     double v = seconds * u->scale;
     snprintf(buf, n, sign && v != 0 ? "%+.*f" : "%.*f", u->decimals, v);
+    return buf;
+}
+
+/* A time and its unit, for the breach lines. */
+static const char *time_with_unit(const struct unit *u, double seconds, int sign, char *buf,
+                                  size_t n)
+{
+    time_text(u, seconds, sign, buf, n);
+    size_t len = strlen(buf);
+    snprintf(buf + len, n - len, " %s", u->word);
     return buf;
 }
 
@@ -219,16 +229,6 @@ static void print_side(const char *label, const struct diff_cmd *c, const struct
                c->times ? c->unit->word : "s");
 }
 
-/* A time and its unit, for the breach lines. */
-static const char *time_with_unit(const struct unit *u, double seconds, int sign, char *buf,
-                                  size_t n)
-{
-    time_text(u, seconds, sign, buf, n);
-    size_t len = strlen(buf);
-    snprintf(buf + len, n - len, " %s", u->word);
-    return buf;
-}
-
 /* "RULE  FUNCTION: METRIC BASE -> NEW (CHANGE, PERCENT)", BASE "none" for a new function. */
 static void print_breach(const struct diff_cmd *c, const struct breach *b)
 {
@@ -260,14 +260,13 @@ static void print_text(const struct diff_cmd *c)
     const struct fnp_diff *d = &c->d;
     print_side("base:", c, &c->base);
     print_side("new: ", c, &c->next);
-    size_t shown = c->limit && c->limit < d->nrows ? c->limit : d->nrows;
     printf("%zu functions: %zu in both, %zu new, %zu gone; ", d->nrows, d->nboth, d->nnew,
            d->ngone);
     if (c->sort == FNP_DIFF_NAME)
         printf("by name");
     else
         printf("largest change of %s first", fnp_diff_metric_name(c->sort));
-    printf(", %zu shown\n\n", shown);
+    printf(", %zu shown\n\n", c->shown);
 
     /* Column groups, then the columns: each group's title sits over its first column. */
     if (c->times) {
@@ -285,7 +284,7 @@ static void print_text(const struct diff_cmd *c)
         printf("  %*s %*s %*s %8s", TIME_WIDTH, "base", TIME_WIDTH, "new", TIME_WIDTH, "change",
                "%");
     printf("  %-6s %s\n", "status", "function");
-    for (size_t i = 0; i < shown; i++) {
+    for (size_t i = 0; i < c->shown; i++) {
         const struct fnp_diff_row *r = &d->rows[i];
         put_columns(c, r, FNP_DIFF_NCALLS);
         if (c->times) {
@@ -411,12 +410,11 @@ static int print_json(const struct diff_cmd *c)
                     "\"gone\": %zu},\n  \"functions\": [",
                     c->times ? "true" : "false", fnp_diff_metric_name(c->sort), d->nrows, d->nboth,
                     d->nnew, d->ngone);
-    size_t shown = c->limit && c->limit < d->nrows ? c->limit : d->nrows;
-    for (size_t i = 0; i < shown; i++) {
+    for (size_t i = 0; i < c->shown; i++) {
         fnp_sink_puts(&s, i ? ",\n" : "\n");
         json_row(&s, c, &d->rows[i]);
     }
-    fnp_sink_puts(&s, shown ? "\n  ],\n  \"rules\": [" : "],\n  \"rules\": [");
+    fnp_sink_puts(&s, c->shown ? "\n  ],\n  \"rules\": [" : "],\n  \"rules\": [");
     for (size_t i = 0; i < c->nrules; i++) {
         const struct fnp_diff_rule *r = &c->rules[i];
         fnp_sink_puts(&s, i ? ",\n    {\"rule\": " : "\n    {\"rule\": ");
@@ -485,20 +483,21 @@ static int find_breaches(struct diff_cmd *c)
     return 0;
 }
 
-static int run(struct diff_cmd *c, int json, int sort_given, int limit_given, int unit_given)
+static int run(struct diff_cmd *c, int json, int sort_given, int limit_given)
 {
-    if (load_side(&c->base, c->base.path) || load_side(&c->next, c->next.path))
+    if (load_side(&c->base) || load_side(&c->next))
         return EXIT_TROUBLE;
     c->times = c->base.count_only == c->next.count_only;
     if (!c->times) {
         /* Calls against seconds mean nothing: only the counts are compared. */
+        const char *counted = c->base.count_only ? c->base.path : c->next.path;
+        const char *timed = c->base.count_only ? c->next.path : c->base.path;
         for (size_t i = 0; i < c->nrules; i++)
             if (c->rules[i].metric != FNP_DIFF_NCALLS) {
                 fnp_cli_error("diff",
                               "%s is count-only and %s is timed: their times cannot be "
                               "compared, so '%s' cannot hold (only ncalls rules can)",
-                              c->base.count_only ? c->base.path : c->next.path,
-                              c->base.count_only ? c->next.path : c->base.path, c->rules[i].text);
+                              counted, timed, c->rules[i].text);
                 return EXIT_TROUBLE;
             }
         if (sort_given && (c->sort == FNP_DIFF_TOTTIME || c->sort == FNP_DIFF_CUMTIME)) {
@@ -511,10 +510,9 @@ static int run(struct diff_cmd *c, int json, int sort_given, int limit_given, in
         if (!sort_given)
             c->sort = FNP_DIFF_NCALLS;
         fnp_cli_error("diff", "note: %s is count-only and %s is timed: only calls are compared",
-                      c->base.count_only ? c->base.path : c->next.path,
-                      c->base.count_only ? c->next.path : c->base.path);
+                      counted, timed);
     } else if (c->base.count_only) {
-        if (unit_given && c->unit != &units[0])
+        if (c->unit != &units[0]) /* --unit given: seconds are the default */
             fnp_cli_error("diff",
                           "note: count-only profiles, whose times are calls: --unit %s "
                           "ignored",
@@ -530,9 +528,10 @@ static int run(struct diff_cmd *c, int json, int sort_given, int limit_given, in
         fnp_cli_error("diff", "out of memory");
         return EXIT_TROUBLE;
     }
+    if (json && !limit_given)
+        c->limit = 0; /* JSON is for programs: all rows unless asked */
+    c->shown = c->limit && c->limit < c->d.nrows ? c->limit : c->d.nrows;
     if (json) {
-        if (!limit_given)
-            c->limit = 0;
         int err = print_json(c);
         if (err) {
             fnp_cli_error("diff", "standard output: %s", strerror(-err));
@@ -568,7 +567,7 @@ int fnp_cmd_diff(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct diff_cmd c = {.unit = &units[0], .limit = DEFAULT_LIMIT, .sort = FNP_DIFF_CUMTIME};
-    int json = 0, sort_given = 0, limit_given = 0, unit_given = 0, opt, rc = FNP_EXIT_OK;
+    int json = 0, sort_given = 0, limit_given = 0, opt, rc = FNP_EXIT_OK;
     /* At most one rule per argument: sized once. */
     c.rules = calloc((size_t)argc + 1, sizeof(*c.rules));
     if (!c.rules) {
@@ -602,7 +601,6 @@ int fnp_cmd_diff(int argc, char **argv)
             if (!u)
                 rc = fnp_cli_usage_error("diff", "--unit wants s, ms, us or ns, not '%s'", optarg);
             c.unit = u;
-            unit_given = 1;
             break;
         }
         case OPT_JSON:
@@ -636,7 +634,7 @@ int fnp_cmd_diff(int argc, char **argv)
     if (rc == FNP_EXIT_OK) {
         c.base.path = argv[optind];
         c.next.path = argv[optind + 1];
-        rc = run(&c, json, sort_given, limit_given, unit_given);
+        rc = run(&c, json, sort_given, limit_given);
     }
     fnp_diff_free(&c.d);
     fnp_profile_free(&c.base.p);

@@ -47,7 +47,8 @@ struct module {
     const struct module *binds_run; /* the same under fnprof run (NULL: not preloaded) */
 };
 
-/* The libfnprof.so fnprof run would preload, as a module of its own (not traced). */
+/* The libfnprof.so fnprof run would preload, as a module of its own (not traced). gather()
+ * sets its path once it finds the library; NULL: not found, or a static program. */
 static struct module run_lib = {
     .name = "libfnprof.so (fnprof run)",
     .role = ROLE_PRELOAD,
@@ -64,7 +65,6 @@ struct doctor {
     struct fnp_doctor_libs libs;
     struct module *mods;
     size_t n;
-    const char *loader_error;
 };
 
 static void usage(FILE *out)
@@ -95,15 +95,14 @@ static void usage(FILE *out)
 }
 
 /* PROGRAM as execvp would find it: a name without '/' is looked up in PATH. The result is
- * absolute, in out. Returns 0 or -errno. */
-static int locate(const char *prog, char *out, size_t n)
+ * absolute, in out (PATH_MAX bytes, as realpath fills). Returns 0 or -errno. */
+static int locate(const char *prog, char *out)
 {
     if (strchr(prog, '/'))
         return realpath(prog, out) ? 0 : -errno;
     const char *path = getenv("PATH");
     if (!path || !*path)
         path = "/usr/local/bin:/usr/bin:/bin";
-    int err = -ENOENT;
     for (const char *d = path;;) {
         size_t dl = strcspn(d, ":");
         char cand[PATH_MAX];
@@ -118,8 +117,7 @@ static int locate(const char *prog, char *out, size_t n)
             break;
         d += dl + 1;
     }
-    (void)n;
-    return err;
+    return -ENOENT;
 }
 
 /* Whether the file at path starts with "#!": a script, whose interpreter is what runs. */
@@ -478,25 +476,23 @@ static void debug_text(const struct module *m, char *out, size_t n)
         snprintf(out, n, "none%s%s", m->debug_why[0] ? ": " : "", m->debug_why);
 }
 
-static const char *program_kind(const struct doctor *d)
+/* What the executable is: the JSON's word, then the table's. */
+static const char *const *program_kind(const struct doctor *d)
 {
-    if (d->is_static)
-        return d->exe.pie ? "static-pie" : "static";
-    return d->exe.pie ? "pie" : "executable";
+    static const char *const kinds[][2] = {
+        {"static", "static executable"},
+        {"static-pie", "static PIE executable"},
+        {"pie", "PIE executable"},
+        {"executable", "executable (not PIE)"},
+    };
+    return kinds[d->is_static ? (d->exe.pie ? 1 : 0) : (d->exe.pie ? 2 : 3)];
 }
 
 static void print_table(const struct doctor *d, const struct verdict *v, const struct verdict *vr,
                         const struct text *spots)
 {
-    static const char *const kinds[] = {"static", "static-pie", "pie", "executable"};
-    static const char *const words[] = {"static executable", "static PIE executable",
-                                        "PIE executable", "executable (not PIE)"};
-    const char *kind = program_kind(d), *word = kind;
-    for (size_t i = 0; i < 4; i++)
-        if (!strcmp(kinds[i], kind))
-            word = words[i];
     printf("program: %s\n", d->program);
-    printf("         %s%s%s\n", word, d->exe.interp ? ", loader " : "",
+    printf("         %s%s%s\n", program_kind(d)[1], d->exe.interp ? ", loader " : "",
            d->exe.interp ? d->exe.interp_path : "");
     if (d->run)
         printf("         as fnprof run starts it: LD_PRELOAD=%s\n", d->run_preload);
@@ -527,8 +523,8 @@ static void print_table(const struct doctor *d, const struct verdict *v, const s
         printf("  %-*s  %s%s\n", w[0], shown(&d->mods[i]),
                d->mods[i].path ? d->mods[i].path : "not found",
                d->mods[i].role == ROLE_PRELOAD ? " (preloaded)" : "");
-    if (d->loader_error)
-        printf("  the loader said: %s\n", d->loader_error);
+    if (d->libs.error)
+        printf("  the loader said: %s\n", d->libs.error);
 
     char line[1024];
     verdict_text(d, d->run ? vr : v, d->run, line, sizeof line);
@@ -574,7 +570,7 @@ static int print_json(const struct doctor *d, const struct verdict *v, const str
         return -1;
     fnp_sink_puts(&s, "{");
     json_str(&s, "program", d->program, false);
-    json_str(&s, "kind", program_kind(d), true);
+    json_str(&s, "kind", program_kind(d)[0], true);
     json_str(&s, "loader", d->exe.interp ? d->exe.interp_path : NULL, true);
     json_str(&s, "mode", d->run ? "fnprof run" : "plain", true);
     fnp_sink_puts(&s, ", \"modules\": [");
@@ -648,7 +644,6 @@ static int gather(struct doctor *d)
                           d->libs.error ? d->libs.error : strerror(-rc));
             return FNP_EXIT_USAGE;
         }
-        d->loader_error = d->libs.error;
     }
     d->mods = calloc(d->libs.n + 1, sizeof *d->mods);
     if (!d->mods) {
@@ -730,7 +725,7 @@ int fnp_cmd_doctor(int argc, char **argv)
         return fnp_cli_usage_error(CMD, "no program given");
 
     char program[PATH_MAX];
-    int err = locate(argv[optind], program, sizeof program);
+    int err = locate(argv[optind], program);
     if (err) {
         fnp_cli_error(CMD, "%s: %s", argv[optind], strerror(-err));
         return FNP_EXIT_USAGE;

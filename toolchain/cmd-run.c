@@ -231,20 +231,13 @@ static int part_cmp(const void *pa, const void *pb)
 /* Adds the files together into out, then removes them (out itself stays). */
 static void merge_parts(const char *out, const struct parts *ps, int quiet)
 {
-    struct fnp_profile sum, in;
+    struct fnp_profile sum;
     fnp_profile_init(&sum);
     int ok = 1;
-    for (size_t i = 0; i < ps->n && ok; i++) {
-        struct fnp_profile *into = i ? &in : &sum;
-        fnp_profile_init(&in);
-        if (fnp_cli_load("run", ps->v[i].path, into, NULL)) {
-            ok = 0;
-        } else if (i && fnp_profile_merge(&sum, &in)) {
-            fnp_cli_error("run", "%s: out of memory", ps->v[i].path);
-            ok = 0;
-        }
-        fnp_profile_free(&in);
-    }
+    /* fnp_cli_load adds each file to the sum (fnp_profile_merge). fnprof merge reads each
+     * apart to count the runs an input merged before; the runtime's files are one run each. */
+    for (size_t i = 0; i < ps->n && ok; i++)
+        ok = fnp_cli_load("run", ps->v[i].path, &sum, NULL) == 0;
     char count[24];
     snprintf(count, sizeof count, "%zu", ps->n);
     if (ok && sum.nmeta && fnp_profile_set_meta(&sum, "merged", count)) {
@@ -269,24 +262,26 @@ static void merge_parts(const char *out, const struct parts *ps, int quiet)
         fnp_cli_error("run", "merged the profiles of %zu processes into %s", ps->n, out);
 }
 
-/* The run wrote the files in after that were not in before: make out of them. */
+/* Makes out of the files this run wrote: OUT's names listed now, less those that before
+ * holds untouched (an earlier run's). */
 static void gather(const char *out, const struct parts *before, int quiet)
 {
-    struct parts after = {0}, mine = {0};
-    int err = parts_list(out, &after);
+    struct parts mine = {0};
+    int err = parts_list(out, &mine);
     if (err) {
         fnp_cli_error("run", "%s: cannot list the profiles written: %s", out, strerror(-err));
-        parts_free(&after);
+        parts_free(&mine);
         return;
     }
-    /* Moved rather than copied: after owns nothing it gives to mine. */
-    mine.v = calloc(after.n ? after.n : 1, sizeof *mine.v);
-    for (size_t i = 0; mine.v && i < after.n; i++)
-        if (!stale(before, &after.v[i]))
-            mine.v[mine.n++] = after.v[i];
-    if (!mine.v) {
-        fnp_cli_error("run", "out of memory");
-    } else if (mine.n == 1 && !mine.v[0].top) {
+    size_t kept = 0;
+    for (size_t i = 0; i < mine.n; i++) {
+        if (stale(before, &mine.v[i]))
+            free(mine.v[i].path);
+        else
+            mine.v[kept++] = mine.v[i];
+    }
+    mine.n = kept;
+    if (mine.n == 1 && !mine.v[0].top) {
         /* One process wrote: its file becomes OUT, whole (a rename in one folder). */
         if (rename(mine.v[0].path, out) != 0)
             fnp_cli_error("run", "%s: cannot rename to %s: %s", mine.v[0].path, out,
@@ -297,8 +292,7 @@ static void gather(const char *out, const struct parts *before, int quiet)
         qsort(mine.v, mine.n, sizeof *mine.v, part_cmp);
         merge_parts(out, &mine, quiet);
     }
-    free(mine.v);
-    parts_free(&after);
+    parts_free(&mine);
 }
 
 /* ---- running ----------------------------------------------------------------------- */

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -51,22 +50,19 @@ static double parse_time(const char *s)
 
 /* A name as a pattern that matches it alone: fnmatch's special characters, '#' and
  * white space escaped with a backslash. */
-static void put_pattern(FILE *out, const char *name)
+static void put_pattern(struct fnp_sink *s, const char *name)
 {
     for (const char *c = name; *c; c++) {
         if (strchr("\\*?[]# \t", *c))
-            fputc('\\', out);
-        fputc(*c, out);
+            fnp_sink_write(s, "\\", 1);
+        fnp_sink_write(s, c, 1);
     }
 }
 
-struct pick {
-    const struct fnp_func *f;
-};
-
 static int by_calls(const void *a, const void *b)
 {
-    const struct fnp_func *x = ((const struct pick *)a)->f, *y = ((const struct pick *)b)->f;
+    const struct fnp_func *x = *(const struct fnp_func *const *)a;
+    const struct fnp_func *y = *(const struct fnp_func *const *)b;
     if (x->st.ncalls != y->st.ncalls)
         return x->st.ncalls < y->st.ncalls ? 1 : -1;
     return strcmp(x->key.name, y->key.name);
@@ -75,6 +71,48 @@ static int by_calls(const void *a, const void *b)
 static int is_main(const struct fnp_func *f)
 {
     return strcmp(f->key.name, "main") == 0 || strncmp(f->key.name, "main(", 5) == 0;
+}
+
+/* The filter file's content: the rule, then the picked functions, most calls first. */
+struct suggestion {
+    const char *path, *max_text;
+    uint64_t min_calls, total, saved;
+    int count_only;
+    const struct fnp_func **picks;
+    size_t npicks;
+};
+
+/* An fnp_write_fn: the file goes to -o through fnp_write_file_atomic, else to stdout. */
+static int write_filter(struct fnp_sink *s, void *ctx)
+{
+    const struct suggestion *sg = ctx;
+    fnp_sink_printf(s, "# fnprof suggest-filter %s\n", sg->path);
+    if (sg->count_only)
+        fnp_sink_printf(s, "# rule: at least %" PRIu64 " calls (a count-only profile: no times)\n",
+                        sg->min_calls);
+    else
+        fnp_sink_printf(s, "# rule: at least %" PRIu64 " calls, under %s a call (cumulative)\n",
+                        sg->min_calls, sg->max_text);
+    fnp_sink_printf(s,
+                    "# %zu functions excluded, %" PRIu64 " of %" PRIu64 " calls (%.1f%%) no longer "
+                    "recorded\n",
+                    sg->npicks, sg->saved, sg->total,
+                    sg->total ? 100.0 * (double)sg->saved / (double)sg->total : 0.0);
+    fnp_sink_puts(s, "SCOREP_REGION_NAMES_BEGIN\n");
+    for (size_t i = 0; i < sg->npicks; i++) {
+        const struct fnp_func *f = sg->picks[i];
+        if (sg->count_only)
+            fnp_sink_printf(s, "  # %s:%u: %" PRIu64 " calls\n", f->key.file, f->key.line,
+                            f->st.ncalls);
+        else
+            fnp_sink_printf(s, "  # %s:%u: %" PRIu64 " calls, %.3g us a call\n", f->key.file,
+                            f->key.line, f->st.ncalls, f->st.cumtime / (double)f->st.ncalls * 1e6);
+        fnp_sink_puts(s, "  EXCLUDE ");
+        put_pattern(s, f->key.name);
+        fnp_sink_puts(s, "\n");
+    }
+    fnp_sink_puts(s, "SCOREP_REGION_NAMES_END\n");
+    return s->err;
 }
 
 int fnp_cmd_suggest_filter(int argc, char **argv)
@@ -131,79 +169,44 @@ int fnp_cmd_suggest_filter(int argc, char **argv)
         return FNP_EXIT_FAILURE;
     }
     const char *clock = fnp_profile_meta(&p, "clock");
-    int count_only = clock && strcmp(clock, "none") == 0;
-    struct pick *v = malloc((p.nfuncs ? p.nfuncs : 1) * sizeof(*v));
-    if (!v) {
+    struct suggestion sg = {.path = path, .max_text = max_text, .min_calls = min_calls};
+    sg.count_only = clock && strcmp(clock, "none") == 0;
+    sg.picks = malloc((p.nfuncs ? p.nfuncs : 1) * sizeof(*sg.picks));
+    if (!sg.picks) {
         fnp_cli_error("suggest-filter", "out of memory");
         fnp_profile_free(&p);
         return FNP_EXIT_FAILURE;
     }
-    size_t n = 0;
-    uint64_t total = 0, saved = 0;
     for (size_t i = 0; i < p.nfuncs; i++) {
         const struct fnp_func *f = &p.funcs[i];
-        total += f->st.ncalls;
+        sg.total += f->st.ncalls;
         if (f->st.ncalls < min_calls || f->st.ncalls == 0 || is_main(f))
             continue;
-        if (!count_only && f->st.cumtime / (double)f->st.ncalls >= max_per_call)
+        if (!sg.count_only && f->st.cumtime / (double)f->st.ncalls >= max_per_call)
             continue;
-        v[n++].f = f;
-        saved += f->st.ncalls;
+        sg.picks[sg.npicks++] = f;
+        sg.saved += f->st.ncalls;
     }
-    qsort(v, n, sizeof(*v), by_calls);
+    qsort(sg.picks, sg.npicks, sizeof(*sg.picks), by_calls);
 
-    FILE *out = stdout;
-    char tmp[4096];
+    /* As fnprof convert writes: -o whole or not at all, else straight to fd 1. */
+    int err;
     if (output) {
-        if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", output) >= (int)sizeof(tmp)) {
-            fnp_cli_error("suggest-filter", "%s: path too long", output);
-            goto fail;
-        }
-        int fd = mkstemp(tmp);
-        if (fd < 0 || !(out = fdopen(fd, "w"))) {
+        err = fnp_write_file_atomic(output, write_filter, &sg);
+        if (err)
             fnp_cli_error("suggest-filter", "%s: cannot write", output);
-            goto fail;
-        }
+    } else {
+        struct fnp_sink s;
+        err = fnp_sink_fd(&s, 1);
+        if (!err)
+            err = write_filter(&s, &sg);
+        if (!err)
+            err = fnp_sink_flush(&s);
+        fnp_sink_free(&s);
+        if (err) /* main.c's words for a failed stdout */
+            fnp_cli_error(NULL, "standard output: %s", strerror(-err));
     }
-    fprintf(out, "# fnprof suggest-filter %s\n", path);
-    if (count_only)
-        fprintf(out, "# rule: at least %" PRIu64 " calls (a count-only profile: no times)\n",
-                min_calls);
-    else
-        fprintf(out, "# rule: at least %" PRIu64 " calls, under %s a call (cumulative)\n",
-                min_calls, max_text);
-    fprintf(out,
-            "# %zu functions excluded, %" PRIu64 " of %" PRIu64 " calls (%.1f%%) no longer "
-            "recorded\n",
-            n, saved, total, total ? 100.0 * (double)saved / (double)total : 0.0);
-    fprintf(out, "SCOREP_REGION_NAMES_BEGIN\n");
-    for (size_t i = 0; i < n; i++) {
-        const struct fnp_func *f = v[i].f;
-        if (count_only)
-            fprintf(out, "  # %s:%u: %" PRIu64 " calls\n", f->key.file, f->key.line, f->st.ncalls);
-        else
-            fprintf(out, "  # %s:%u: %" PRIu64 " calls, %.3g us a call\n", f->key.file, f->key.line,
-                    f->st.ncalls, f->st.cumtime / (double)f->st.ncalls * 1e6);
-        fputs("  EXCLUDE ", out);
-        put_pattern(out, f->key.name);
-        fputc('\n', out);
-    }
-    fprintf(out, "SCOREP_REGION_NAMES_END\n");
-    if (output) {
-        int bad = ferror(out);
-        if (fclose(out) || bad || rename(tmp, output)) {
-            unlink(tmp);
-            fnp_cli_error("suggest-filter", "%s: cannot write", output);
-            goto fail;
-        }
-    } else if (fflush(stdout)) {
-        goto fail;
-    }
-    free(v);
+    free(sg.picks);
     fnp_profile_free(&p);
-    return FNP_EXIT_OK;
-fail:
-    free(v);
-    fnp_profile_free(&p);
-    return FNP_EXIT_FAILURE;
+    return err ? FNP_EXIT_FAILURE : FNP_EXIT_OK;
 }

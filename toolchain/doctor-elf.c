@@ -59,7 +59,7 @@ static void read_symbols(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct fnp_d
     if (!data || !fsize)
         return;
     size_t count = data->d_size / fsize;
-    bool dyn = sh->sh_type == SHT_DYNSYM, fnprof = false;
+    bool dyn = sh->sh_type == SHT_DYNSYM;
     for (size_t i = 1; i < count; i++) {
         GElf_Sym sym;
         if (!gelf_getsym(data, (int)i, &sym))
@@ -86,13 +86,11 @@ static void read_symbols(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct fnp_d
         } else if (defined && strcmp(name, HOOK_EXIT) == 0) {
             t->exit_addr = sym.st_value;
         } else if (defined && is_fnprof_name(name)) {
-            fnprof = true;
+            out->fnprof = 1;
         } else if (defined && dyn && strcmp(name, "gnu_get_libc_version") == 0) {
             out->glibc = 1;
         }
     }
-    if (fnprof)
-        out->fnprof = 1;
 }
 
 /* GOT slots the loader fills with the hook's address (JUMP_SLOT, GLOB_DAT, or an
@@ -184,21 +182,21 @@ static long count_calls(Elf_Scn *scn, const GElf_Shdr *sh, const struct targets 
     return n;
 }
 
-static void read_dynamic(Elf *e, Elf_Scn *scn, struct fnp_doctor_elf *out, bool *pie_flag)
+/* Whether the dynamic section marks a PIE (DF_1_PIE): a static PIE has no PT_INTERP. */
+static bool pie_flagged(Elf *e, Elf_Scn *scn)
 {
     Elf_Data *data = elf_getdata(scn, NULL);
     size_t fsize = gelf_fsize(e, ELF_T_DYN, 1, EV_CURRENT);
     if (!data || !fsize)
-        return;
+        return false;
     for (size_t i = 0; i < data->d_size / fsize; i++) {
         GElf_Dyn d;
         if (!gelf_getdyn(data, (int)i, &d) || d.d_tag == DT_NULL)
             break;
-        if (d.d_tag == DT_NEEDED)
-            out->needed++;
-        else if (d.d_tag == DT_FLAGS_1 && (d.d_un.d_val & DF_1_PIE))
-            *pie_flag = true;
+        if (d.d_tag == DT_FLAGS_1 && (d.d_un.d_val & DF_1_PIE))
+            return true;
     }
+    return false;
 }
 
 static void read_interp(int fd, const GElf_Phdr *ph, struct fnp_doctor_elf *out)
@@ -239,7 +237,7 @@ static void read_file(Elf *e, int fd, struct fnp_doctor_elf *out)
             out->has_symtab |= sh.sh_type == SHT_SYMTAB;
             read_symbols(e, scn, &sh, out, &t, &ifunc_resolver);
         } else if (sh.sh_type == SHT_DYNAMIC) {
-            read_dynamic(e, scn, out, &pie_flag);
+            pie_flag |= pie_flagged(e, scn);
         }
     }
     out->executable = eh.e_type == ET_EXEC || (eh.e_type == ET_DYN && (out->interp || pie_flag));

@@ -16,7 +16,6 @@ struct fnp_doctor_elf {
     int interp;         /* has a PT_INTERP: started through a dynamic loader */
     int executable;     /* ET_EXEC, or ET_DYN with PT_INTERP or DF_1_PIE */
     int pie;            /* an ET_DYN executable */
-    int needed;         /* DT_NEEDED entries */
     int has_symtab;     /* a .symtab (not stripped) */
     int hook_undefined; /* .dynsym or .symtab names __cyg_profile_func_enter undefined */
     int hook_exported;  /* .dynsym defines it: the loader may bind other modules' calls here */
