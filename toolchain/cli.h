@@ -8,6 +8,7 @@
 #ifndef FNPROF_CLI_H
 #define FNPROF_CLI_H
 
+#include <stdio.h>
 #include <sys/stat.h>
 
 #include "profile.h"
@@ -35,6 +36,13 @@ void fnp_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(
 /* main.c: v in decimal, written at the end of buf (n bytes, 40 hold any value); returns
  * where it starts. Python ints do not overflow: a hostile file's totals may pass 2^64. */
 const char *fnp_cli_u128(unsigned __int128 v, char *buf, size_t n);
+
+/* main.c: str with its control characters as '?': text from a file cannot start a line of
+ * its own that would pass for one of the command's. */
+void fnp_cli_put_text(FILE *out, const char *str);
+
+/* main.c: a --limit value, a decimal count (at most 18 digits); 0, or -1 when malformed. */
+int fnp_cli_parse_limit(const char *s, size_t *out);
 
 /* main.c: a usage error: the message, then where help is; returns FNP_EXIT_USAGE. */
 int fnp_cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -122,14 +122,6 @@ static int load_side(struct side *s)
 
 /* ---- text ------------------------------------------------------------------------- */
 
-/* Text from the file, its control characters as '?': a name cannot start a line that
- * would pass for one of ours. */
-static void put_one_line(FILE *out, const char *str)
-{
-    for (const unsigned char *c = (const unsigned char *)str; *c; c++)
-        putc(*c < 0x20 || *c == 0x7f ? '?' : *c, out);
-}
-
 /* pstats' func_std_string: file:line(name), or {name} for CPython's built-ins. */
 static void put_function(FILE *out, const struct fnp_key *k)
 {
@@ -141,13 +133,13 @@ static void put_function(FILE *out, const struct fnp_key *k)
                 putc((unsigned char)k->name[i] < 0x20 ? '?' : k->name[i], out);
             putc('}', out);
         } else {
-            put_one_line(out, k->name);
+            fnp_cli_put_text(out, k->name);
         }
         return;
     }
-    put_one_line(out, k->file);
+    fnp_cli_put_text(out, k->file);
     fprintf(out, ":%" PRIu32 "(", k->line);
-    put_one_line(out, k->name);
+    fnp_cli_put_text(out, k->name);
     putc(')', out);
 }
 
@@ -219,7 +211,7 @@ static void print_side(const char *label, const struct diff_cmd *c, const struct
 {
     char b1[48], b2[64];
     printf("%s ", label);
-    put_one_line(stdout, s->path);
+    fnp_cli_put_text(stdout, s->path);
     printf(": %zu functions, %s calls", s->p.nfuncs, fnp_cli_u128(s->calls, b1, sizeof(b1)));
     if (s->count_only)
         printf(", count-only (times are calls)\n");
@@ -246,7 +238,7 @@ static void print_breach(const struct diff_cmd *c, const struct breach *b)
         time_with_unit(c->unit, fnp_diff_change(r, m), 1, b3, sizeof(b3));
     }
     printf("  ");
-    put_one_line(stdout, rule->text);
+    fnp_cli_put_text(stdout, rule->text);
     printf("  ");
     put_function(stdout, r->key);
     printf(": %s %s -> %s (%s, %s)%s\n", fnp_diff_metric_name(m),
@@ -456,14 +448,6 @@ static int print_json(const struct diff_cmd *c)
 
 /* ---- the command ------------------------------------------------------------------ */
 
-static int parse_limit(const char *s, size_t *out)
-{
-    if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 18)
-        return -1;
-    *out = (size_t)strtoull(s, NULL, 10);
-    return 0;
-}
-
 /* Every rule against every row, rule by rule, rows in the table's order. */
 static int find_breaches(struct diff_cmd *c)
 {
@@ -589,7 +573,7 @@ int fnp_cmd_diff(int argc, char **argv)
             break;
         }
         case 'n':
-            if (parse_limit(optarg, &c.limit))
+            if (fnp_cli_parse_limit(optarg, &c.limit))
                 rc = fnp_cli_usage_error("diff", "--limit wants a count, not '%s'", optarg);
             limit_given = 1;
             break;

@@ -251,23 +251,15 @@ static void print_file_line(const char *path, const struct stat *st)
            tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, 1900 + tm.tm_year, path);
 }
 
-/* str, its control characters as '?': a value from the file cannot start a line of its
- * own that would pass for the report's. */
-static void put_one_line(const char *str)
-{
-    for (const unsigned char *c = (const unsigned char *)str; *c; c++)
-        putchar(*c < 0x20 || *c == 0x7f ? '?' : *c);
-}
-
 /* The run's metadata, before pstats' text: one "key: value" a line, then a blank line. */
 static void print_meta(const struct fnp_profile *p)
 {
     if (!p->nmeta)
         return;
     for (size_t i = 0; i < p->nmeta; i++) {
-        put_one_line(p->meta[i].key);
+        fnp_cli_put_text(stdout, p->meta[i].key);
         fputs(": ", stdout);
-        put_one_line(p->meta[i].value);
+        fnp_cli_put_text(stdout, p->meta[i].value);
         putchar('\n');
     }
     putchar('\n');
@@ -499,14 +491,6 @@ static int parse_unit(const char *word, const struct unit **out)
     return -1;
 }
 
-static int parse_limit(const char *s, size_t *out)
-{
-    if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 18)
-        return -1;
-    *out = (size_t)strtoull(s, NULL, 10);
-    return 0;
-}
-
 int fnp_cmd_report(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -531,7 +515,7 @@ int fnp_cmd_report(int argc, char **argv)
             break;
         }
         case 'n':
-            if (parse_limit(optarg, &limit))
+            if (fnp_cli_parse_limit(optarg, &limit))
                 return fnp_cli_usage_error("report", "--limit wants a count, not '%s'", optarg);
             break;
         case 'C':

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -29,6 +30,20 @@ static const struct command {
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+void fnp_cli_put_text(FILE *out, const char *str)
+{
+    for (const unsigned char *c = (const unsigned char *)str; *c; c++)
+        putc(*c < 0x20 || *c == 0x7f ? '?' : *c, out);
+}
+
+int fnp_cli_parse_limit(const char *s, size_t *out)
+{
+    if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 18)
+        return -1;
+    *out = (size_t)strtoull(s, NULL, 10);
+    return 0;
+}
 
 const char *fnp_cli_u128(unsigned __int128 v, char *buf, size_t n)
 {
