@@ -49,20 +49,6 @@ struct work {
     char *text;
 };
 
-/* v in decimal at p, returning the end: no printf, which took most of the time with
- * millions of stack entries. */
-static char *put_u64(char *p, uint64_t v)
-{
-    char digits[20];
-    int k = 0;
-    do
-        digits[k++] = (char)('0' + v % 10);
-    while (v /= 10);
-    while (k)
-        *p++ = digits[--k];
-    return p;
-}
-
 /*
  * The profile of thread t: the nodes [from, to) (the thread's roots and their subtrees,
  * contiguous since roots are sorted by thread). A sample's text is its parent's plus one
@@ -92,7 +78,7 @@ static void write_thread(const struct fnp_profile *p, const char *name, size_t f
         char *end = text + (depth ? ends[depth - 1] : 0);
         if (depth)
             *end++ = ',';
-        end = put_u64(end, nd->func);
+        end = fnp_put_u64(end, nd->func);
         path[depth] = (uint32_t)i;
         ends[depth++] = (size_t)(end - text);
         if (!fnp_tree_ns(p, self[i]))
@@ -112,7 +98,7 @@ static void write_thread(const struct fnp_profile *p, const char *name, size_t f
             *e++ = ',';
         if (nsamples && nsamples % 16 == 0)
             *e++ = '\n';
-        e = put_u64(e, v);
+        e = fnp_put_u64(e, v);
         fnp_sink_write(s, num, (size_t)(e - num));
         nsamples++;
     }
