@@ -29,6 +29,7 @@ int fnp_cmd_symbolize(int argc, char **argv);
 int fnp_cmd_diff(int argc, char **argv);
 int fnp_cmd_doctor(int argc, char **argv);
 int fnp_cmd_suggest_filter(int argc, char **argv);
+int fnp_cmd_ranks(int argc, char **argv);
 
 /* main.c: "fnprof: <cmd>: " and the message as one line on stderr. */
 void fnp_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -22,6 +22,7 @@ static const struct command {
     {"run", fnp_cmd_run, "run a program with libfnprof.so preloaded"},
     {"convert", fnp_cmd_convert, "write a profile for another tool: flame graph, callgrind, ..."},
     {"merge", fnp_cmd_merge, "add profiles together, like pstats.Stats(a, b)"},
+    {"ranks", fnp_cmd_ranks, "compare one program's profiles across MPI ranks: the imbalance"},
     {"symbolize", fnp_cmd_symbolize, "make the profile from a raw snapshot (a killed process)"},
     {"diff", fnp_cmd_diff, "compare two profiles, function by function; gate CI on the change"},
     {"doctor", fnp_cmd_doctor, "what a program's profile will and will not see"},
