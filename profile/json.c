@@ -3,6 +3,8 @@
  * and from files a user hands us, so they may hold any byte: output stays valid JSON
  * whatever they hold.
  */
+#include <math.h>
+
 #include "profile.h"
 
 static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
@@ -35,6 +37,14 @@ void fnp_json_string(struct fnp_sink *s, const char *str)
         }
     }
     fnp_sink_write(s, "\"", 1);
+}
+
+void fnp_json_double(struct fnp_sink *s, double v)
+{
+    if (isfinite(v))
+        fnp_sink_printf(s, "%.17g", v);
+    else
+        fnp_sink_puts(s, "null");
 }
 
 char *fnp_put_u64(char *p, uint64_t v)

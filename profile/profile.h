@@ -407,6 +407,8 @@ const unsigned char *fnp_utf8_copy(struct fnp_sink *s, const unsigned char *p);
  * and '&' as \\u escapes so that the text can sit inside an HTML <script>; invalid UTF-8
  * bytes become U+FFFD. */
 void fnp_json_string(struct fnp_sink *s, const char *str);
+/* A double as JSON: %.17g, which reads back as the same double; null if not finite. */
+void fnp_json_double(struct fnp_sink *s, double v);
 /* v in decimal at p (at most 20 characters, no NUL); returns the end. By hand: printf's
  * machinery costs more than the rest of an event when millions are written. */
 char *fnp_put_u64(char *p, uint64_t v);
@@ -590,5 +592,28 @@ void fnp_raw_file_free(struct fnp_raw_file *f);
  * non-empty p, which may then hold part of the file.
  */
 int fnp_pstats_read(struct fnp_profile *p, const void *data, size_t len, char *why, size_t whylen);
+
+/* ---- outname.c: a profile's file name from its template ------------------------------ */
+
+/* The MPI rank and world size a launcher gave this process; -1 each when unknown. */
+struct fnp_launch {
+    long rank, size;
+};
+
+/* Reads the launcher variables (mpirun, PMIx, Hydra, srun) through get (secure_getenv in
+ * the runtime, getenv in the CLI). */
+void fnp_launch_detect(struct fnp_launch *l, const char *(*get)(const char *name));
+
+struct fnp_outname_vars {
+    long pid;
+    uint64_t cycle; /* 0: none */
+    struct fnp_launch launch;
+    const char *host; /* NULL: %h is empty */
+};
+
+/* The template with %p %n %r %h %% replaced, and ".rank<r>" and ".cycle<n>" appended where
+ * the template has no %r and %n for them (outname.c has the rule). Malloc'd; NULL when out
+ * of memory. */
+char *fnp_outname(const char *in, const struct fnp_outname_vars *v);
 
 #endif

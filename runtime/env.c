@@ -4,7 +4,11 @@
  *
  *   PROF_OUTPUT  where the profile goes; unset or empty: fnprof stays inert. A relative
  *                path is taken against the working directory at load (the program may
- *                chdir later); "%p" becomes the process id, "%%" a percent sign.
+ *                chdir later); "%p" becomes the process id, "%r" the MPI rank, "%h" the
+ *                host name, "%%" a percent sign (profile/outname.c has every code).
+ *   OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID (and their sizes): the rank an
+ *                MPI launcher gave this process; in the metadata, and in the file name
+ *                (%r, or ".rank<r>" appended) so that no rank overwrites another's file.
  *   PROF_QUIET   "1": no line on stderr when the profile is written (errors still are).
  *   PROF_TIMER   auto (default), tsc, monotonic, none (count-only: no timestamps).
  *   PROF_DEBUG_DIR  where separate debug files are looked for, ':'-separated roots
@@ -38,6 +42,11 @@
 #include "runtime.h"
 
 struct fnp_config fnp_config;
+
+static const char *env(const char *name)
+{
+    return secure_getenv(name);
+}
 
 /* path made absolute against the working directory now; NULL for out of memory. */
 static char *absolute(const char *path)
@@ -82,6 +91,7 @@ int fnp_env_load(void)
     fnp_config.filter = secure_getenv("PROF_FILTER");
     fnp_config.trace_events = positive("PROF_TRACE_EVENTS");
     fnp_config.max_nodes = positive("PROF_MAX_NODES");
+    fnp_launch_detect(&fnp_config.launch, env);
     const char *exec_mark = secure_getenv("PROF_EXEC");
     const char *exec_colon = exec_mark ? strchr(exec_mark, ':') : NULL;
     if (exec_colon && atoi(exec_mark) == fnp_config.pid && atoi(exec_colon + 1) > 0)
@@ -127,33 +137,13 @@ char *fnp_env_path(const char *in, uint64_t cycle)
 {
     if (!in)
         return NULL;
-    char pid[24], num[24];
-    int pidlen = snprintf(pid, sizeof(pid), "%d", (int)getpid());
-    int numlen = snprintf(num, sizeof(num), "%llu", (unsigned long long)cycle);
-    size_t len = strlen(in), n = 0, width = (size_t)(pidlen > numlen ? pidlen : numlen);
-    char *out = malloc(len * width + 1);
+    char host[256] = "";
+    if (gethostname(host, sizeof(host) - 1) != 0)
+        host[0] = 0;
+    struct fnp_outname_vars v = {
+        .pid = (long)getpid(), .cycle = cycle, .launch = fnp_config.launch, .host = host};
+    char *out = fnp_outname(in, &v);
     if (!out)
-        return NULL;
-    int has_cycle = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (in[i] == '%' && in[i + 1] == 'p') {
-            memcpy(out + n, pid, (size_t)pidlen);
-            n += (size_t)pidlen;
-            i++;
-        } else if (in[i] == '%' && in[i + 1] == 'n') {
-            memcpy(out + n, num, (size_t)numlen);
-            n += (size_t)numlen;
-            has_cycle = 1;
-            i++;
-        } else if (in[i] == '%' && in[i + 1] == '%') {
-            out[n++] = '%';
-            i++;
-        } else {
-            out[n++] = in[i];
-        }
-    }
-    out[n] = 0;
-    if (cycle && !has_cycle && append(&out, "%s.cycle%llu", cycle))
         return NULL;
     if (fnp_config.child && !strstr(in, "%p") &&
         append(&out, "%s.%llu", (unsigned long long)getpid()))

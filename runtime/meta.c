@@ -65,10 +65,14 @@ FNPROF_API int fnprof_add_metadata(const char *key, const char *value)
 
 int fnp_meta_fill(struct fnp_profile *p)
 {
-    char exe[4096], pid[24];
+    char exe[4096], pid[24], rank[24] = "", size[24] = "";
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     exe[n > 0 ? n : 0] = 0;
     snprintf(pid, sizeof(pid), "%d", (int)getpid());
+    if (fnp_config.launch.rank >= 0)
+        snprintf(rank, sizeof(rank), "%ld", fnp_config.launch.rank);
+    if (fnp_config.launch.size >= 0)
+        snprintf(size, sizeof(size), "%ld", fnp_config.launch.size);
     const char *own[][2] = {
         {"program", exe},
         {"pid", pid},
@@ -76,6 +80,8 @@ int fnp_meta_fill(struct fnp_profile *p)
         {"host", host},
         {"fnprof", FNPROF_VERSION_STRING},
         {"clock", fnp_clock_name()},
+        {"rank", rank}, /* an MPI launcher's, when there is one */
+        {"size", size},
     };
     for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
         if (own[i][1][0] && fnp_profile_set_meta(p, own[i][0], own[i][1]))

@@ -421,6 +421,7 @@ struct fnp_config {
     char *trace;              /* PROF_TRACE made absolute at load */
     uint64_t trace_events;    /* PROF_TRACE_EVENTS; 0: the default */
     const char *filter;       /* PROF_FILTER: a Score-P filter file */
+    struct fnp_launch launch; /* the MPI rank and size a launcher gave us (outname.c) */
 };
 
 extern struct fnp_config fnp_config;

@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,15 +299,6 @@ static void print_text(const struct diff_cmd *c)
 
 /* ---- JSON ------------------------------------------------------------------------- */
 
-/* A double JSON can carry: %.17g reads back as the same double; non-finite is null. */
-static void json_double(struct fnp_sink *s, double v)
-{
-    if (isfinite(v))
-        fnp_sink_printf(s, "%.17g", v);
-    else
-        fnp_sink_puts(s, "null");
-}
-
 static void json_stats(struct fnp_sink *s, const struct fnp_stats *st, int present)
 {
     if (!present) {
@@ -318,9 +308,9 @@ static void json_stats(struct fnp_sink *s, const struct fnp_stats *st, int prese
     fnp_sink_printf(s,
                     "{\"ncalls\": %" PRIu64 ", \"pcalls\": %" PRIu64 ", \"tottime\": ", st->ncalls,
                     st->pcalls);
-    json_double(s, st->tottime);
+    fnp_json_double(s, st->tottime);
     fnp_sink_puts(s, ", \"cumtime\": ");
-    json_double(s, st->cumtime);
+    fnp_json_double(s, st->cumtime);
     fnp_sink_puts(s, "}");
 }
 
@@ -340,7 +330,7 @@ static void json_side(struct fnp_sink *s, const struct side *sd)
     fnp_json_string(s, sd->path);
     fnp_sink_printf(s, ", \"functions\": %zu, \"calls\": %s, \"tottime\": ", sd->p.nfuncs,
                     fnp_cli_u128(sd->calls, buf, sizeof(buf)));
-    json_double(s, sd->tottime);
+    fnp_json_double(s, sd->tottime);
     fnp_sink_printf(s, ", \"count_only\": %s}", sd->count_only ? "true" : "false");
 }
 
@@ -370,17 +360,17 @@ static void json_row(struct fnp_sink *s, const struct diff_cmd *c, const struct 
     json_count_change(s, r->before.pcalls, r->after.pcalls);
     if (c->times) {
         fnp_sink_puts(s, ", \"tottime\": ");
-        json_double(s, fnp_diff_change(r, FNP_DIFF_TOTTIME));
+        fnp_json_double(s, fnp_diff_change(r, FNP_DIFF_TOTTIME));
         fnp_sink_puts(s, ", \"cumtime\": ");
-        json_double(s, fnp_diff_change(r, FNP_DIFF_CUMTIME));
+        fnp_json_double(s, fnp_diff_change(r, FNP_DIFF_CUMTIME));
     }
     fnp_sink_puts(s, "},\n     \"percent\": {\"ncalls\": ");
-    json_double(s, fnp_diff_percent(r, FNP_DIFF_NCALLS));
+    fnp_json_double(s, fnp_diff_percent(r, FNP_DIFF_NCALLS));
     if (c->times) {
         fnp_sink_puts(s, ", \"tottime\": ");
-        json_double(s, fnp_diff_percent(r, FNP_DIFF_TOTTIME));
+        fnp_json_double(s, fnp_diff_percent(r, FNP_DIFF_TOTTIME));
         fnp_sink_puts(s, ", \"cumtime\": ");
-        json_double(s, fnp_diff_percent(r, FNP_DIFF_CUMTIME));
+        fnp_json_double(s, fnp_diff_percent(r, FNP_DIFF_CUMTIME));
     }
     fnp_sink_puts(s, "}}");
 }
@@ -413,9 +403,9 @@ static int print_json(const struct diff_cmd *c)
         fnp_json_string(&s, r->text);
         fnp_sink_printf(&s, ", \"metric\": \"%s\", \"percent\": %s, \"limit\": ",
                         fnp_diff_metric_name(r->metric), r->percent ? "true" : "false");
-        json_double(&s, r->limit);
+        fnp_json_double(&s, r->limit);
         fnp_sink_puts(&s, ", \"min\": ");
-        json_double(&s, r->min);
+        fnp_json_double(&s, r->min);
         fnp_sink_puts(&s, "}");
     }
     fnp_sink_puts(&s, c->nrules ? "\n  ],\n  \"breaches\": [" : "],\n  \"breaches\": [");
@@ -432,12 +422,12 @@ static int print_json(const struct diff_cmd *c)
         else if (rule->metric == FNP_DIFF_NCALLS)
             fnp_sink_printf(&s, "%" PRIu64, r->before.ncalls);
         else
-            json_double(&s, fnp_diff_value(&r->before, rule->metric));
+            fnp_json_double(&s, fnp_diff_value(&r->before, rule->metric));
         fnp_sink_puts(&s, ", \"new\": ");
         if (rule->metric == FNP_DIFF_NCALLS)
             fnp_sink_printf(&s, "%" PRIu64, r->after.ncalls);
         else
-            json_double(&s, fnp_diff_value(&r->after, rule->metric));
+            fnp_json_double(&s, fnp_diff_value(&r->after, rule->metric));
         fnp_sink_puts(&s, "}");
     }
     fnp_sink_puts(&s, c->nbreaches ? "\n  ]\n}\n" : "]\n}\n");

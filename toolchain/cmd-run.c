@@ -39,7 +39,8 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: fnprof run [-o FILE] [--quiet] [--no-merge] [--] PROGRAM [ARGS...]\n"
+    fprintf(out, "usage: fnprof run [-o FILE] [--quiet] [--no-merge] [--mpi]\n"
+                 "                  [--] PROGRAM [ARGS...]\n"
                  "\n"
                  "Runs PROGRAM with libfnprof.so preloaded (LD_PRELOAD); its instrumented\n"
                  "functions are profiled and the profile written to FILE when it exits.\n"
@@ -62,6 +63,11 @@ static void usage(FILE *out)
                  "      --no-merge     leave each process's file as written (fnprof run then\n"
                  "                     execs PROGRAM; so does a PROF_SCHEDULE in the\n"
                  "                     environment, whose cycles have files of their own)\n"
+                 "      --mpi          also preload libfnprof-mpi.so: each MPI call of the\n"
+                 "                     C bindings (MPI_Send, MPI_Wait, MPI_Barrier, ...) is\n"
+                 "                     a function of the profile, under the function that\n"
+                 "                     made it; run once per rank: mpirun -np 4 fnprof run\n"
+                 "                     --mpi -o out.%%r.prof -- ./app (docs/mpi.md)\n"
                  "  -h, --help         show this help\n");
 }
 
@@ -83,6 +89,31 @@ int fnp_run_library(const char *cmd, char *out, size_t n)
     return 0;
 }
 
+/* libfnprof-mpi.so, the PMPI wrappers, beside libfnprof.so; built only where CMake found
+ * MPI (runtime/mpi/CMakeLists.txt). Returns 0, or -1 after saying why. */
+static int mpi_library(char *out, size_t n)
+{
+    char real[PATH_MAX], why[PATH_MAX + 128];
+    errno = 0;
+    if (fnp_runtime_file("libfnprof-mpi.so", real, sizeof(real), why, sizeof(why))) {
+        if (errno == ENOENT)
+            fnp_cli_error("run",
+                          "--mpi: libfnprof-mpi.so was not built (no MPI found when "
+                          "fnprof was configured: install libopenmpi-dev, configure "
+                          "and build again); %s",
+                          why);
+        else
+            fnp_cli_error("run", "--mpi: %s", why);
+        return -1;
+    }
+    if (strpbrk(real, " :")) {
+        fnp_cli_error("run", "%s: LD_PRELOAD cannot name a path with a space or colon", real);
+        return -1;
+    }
+    snprintf(out, n, "%s", real);
+    return 0;
+}
+
 /* The program may chdir before it exits: a relative output would land wherever it went. */
 static char *absolute(const char *path)
 {
@@ -96,6 +127,25 @@ static char *absolute(const char *path)
         abs = NULL;
     free(cwd);
     return abs;
+}
+
+static const char *env(const char *name)
+{
+    return getenv(name);
+}
+
+/* The name the runtime gives the first process's file: out with %r, %h and %% replaced, and
+ * under an MPI launcher (fnprof run started once per rank) ".rank<r>" when out has no %r
+ * (profile/outname.c); the files of the processes below it are named after that. NULL when
+ * out of memory. */
+static char *launched_name(const char *out)
+{
+    char host[256] = "";
+    if (gethostname(host, sizeof(host) - 1) != 0)
+        host[0] = 0;
+    struct fnp_outname_vars v = {.pid = (long)getpid(), .host = host};
+    fnp_launch_detect(&v.launch, env);
+    return fnp_outname(out, &v);
 }
 
 static int exec_status(int err)
@@ -393,16 +443,17 @@ static int run_and_gather(char **argv, const char *out, int quiet)
 
 int fnp_cmd_run(int argc, char **argv)
 {
-    enum { OPT_NO_MERGE = 256 };
+    enum { OPT_NO_MERGE = 256, OPT_MPI };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},
         {"no-merge", no_argument, NULL, OPT_NO_MERGE},
+        {"mpi", no_argument, NULL, OPT_MPI},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *output = DEFAULT_OUTPUT;
-    int quiet = 0, merge = 1, c;
+    int quiet = 0, merge = 1, mpi = 0, c;
     opterr = 0;
     /* '+': options end at PROGRAM, whose own options are its business. */
     while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
@@ -415,6 +466,9 @@ int fnp_cmd_run(int argc, char **argv)
             break;
         case OPT_NO_MERGE:
             merge = 0;
+            break;
+        case OPT_MPI:
+            mpi = 1;
             break;
         case 'h':
             usage(stdout);
@@ -432,13 +486,16 @@ int fnp_cmd_run(int argc, char **argv)
     if (!*output)
         return fnp_cli_usage_error("run", "empty output file name");
 
-    char lib[PATH_MAX];
-    if (fnp_run_library("run", lib, sizeof(lib)))
+    char lib[PATH_MAX], mpilib[PATH_MAX] = "";
+    if (fnp_run_library("run", lib, sizeof(lib)) || (mpi && mpi_library(mpilib, sizeof(mpilib))))
         return FNP_EXIT_FAILURE;
     char *out = absolute(output);
     char *preload = NULL;
     const char *old = getenv("LD_PRELOAD");
-    int n = old && *old ? asprintf(&preload, "%s:%s", lib, old) : asprintf(&preload, "%s", lib);
+    /* libfnprof.so ahead of the wrappers: their calls to the hooks go to the first library
+     * in load order that defines them, and glibc's empty pair comes after the preloads. */
+    int n = asprintf(&preload, "%s%s%s%s%s", lib, *mpilib ? ":" : "", mpilib,
+                     old && *old ? ":" : "", old && *old ? old : "");
     if (!out || n < 0) {
         fnp_cli_error("run", "%s", strerror(errno ? errno : ENOMEM));
         return FNP_EXIT_FAILURE;
@@ -452,17 +509,22 @@ int fnp_cmd_run(int argc, char **argv)
     /* %p names every process's file already; a schedule writes a file per cycle. Those
      * files are what was asked for: nothing to gather, so the program simply replaces us. */
     const char *schedule = getenv("PROF_SCHEDULE");
-    if (strchr(out, '%') || (schedule && *schedule))
+    if (strstr(out, "%p") || (schedule && *schedule))
         merge = 0;
     int rc;
-    if (merge) {
-        rc = run_and_gather(argv + optind, out, quiet);
+    char *named = merge ? launched_name(out) : NULL;
+    if (merge && !named) {
+        fnp_cli_error("run", "out of memory");
+        rc = FNP_EXIT_FAILURE;
+    } else if (merge) {
+        rc = run_and_gather(argv + optind, named, quiet);
     } else {
         fflush(stdout);
         execvp(argv[optind], argv + optind);
         rc = exec_status(errno);
         fnp_cli_error("run", "%s: %s", argv[optind], strerror(errno));
     }
+    free(named);
     free(out);
     return rc;
 }

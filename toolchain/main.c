@@ -2,12 +2,14 @@
  * fnprof: the command. Dispatches to one cmd-<name>.c per subcommand (uftrace cmds/).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "libdir.h"
 
 #ifndef FNPROF_VERSION_STRING
 #error "the build passes FNPROF_VERSION_STRING, the CMake project version"
@@ -36,6 +38,23 @@ void fnp_cli_put_text(FILE *out, const char *str)
 {
     for (const unsigned char *c = (const unsigned char *)str; *c; c++)
         putc(*c < 0x20 || *c == 0x7f ? '?' : *c, out);
+}
+
+char *fnp_cli_std_string(const struct fnp_key *k)
+{
+    char *s = NULL;
+    int n;
+    /* pstats prints C functions ('~', 0, '<built-in method x>') as {built-in method x}. */
+    if (!strcmp(k->file, "~") && k->line == 0) {
+        size_t len = strlen(k->name);
+        if (len >= 2 && k->name[0] == '<' && k->name[len - 1] == '>')
+            n = asprintf(&s, "{%.*s}", (int)(len - 2), k->name + 1);
+        else
+            n = asprintf(&s, "%s", k->name);
+    } else {
+        n = asprintf(&s, "%s:%" PRIu32 "(%s)", k->file, k->line, k->name);
+    }
+    return n < 0 ? NULL : s;
 }
 
 int fnp_cli_parse_limit(const char *s, size_t *out)
@@ -88,15 +107,21 @@ int fnp_cli_usage_error(const char *cmd, const char *fmt, ...)
 static void usage(FILE *out)
 {
     fprintf(out, "usage: fnprof <command> [options] [arguments]\n"
-                 "       fnprof --help | --version\n"
+                 "       fnprof --help | --version | --libdir\n"
                  "\n"
                  "A deterministic function profiler for C and C++ that writes Python pstats\n"
                  "files (snakeviz, gprof2dot, pyprof2calltree and pstats read them).\n"
                  "\n"
                  "Commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "  %-14s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\n"
+                 "Options:\n"
+                 "  -h, --help     show this help\n"
+                 "  -V, --version  print fnprof's version\n"
+                 "      --libdir   print the directory holding libfnprof.so, for\n"
+                 "                 LD_PRELOAD=\"$(fnprof --libdir)/libfnprof.so\"\n"
+                 "\n"
                  "'fnprof <command> --help' describes a command.\n");
 }
 
@@ -121,6 +146,17 @@ static int dispatch(int argc, char **argv)
     }
     if (!strcmp(arg, "--version") || !strcmp(arg, "-V")) {
         printf("fnprof %s\n", FNPROF_VERSION_STRING);
+        return FNP_EXIT_OK;
+    }
+    if (!strcmp(arg, "--libdir")) {
+        /* Found as fnprof run finds it: the installed layout, wherever the tree was moved. */
+        char lib[4096], why[512];
+        if (fnp_runtime_file("libfnprof.so", lib, sizeof(lib), why, sizeof(why)) < 0) {
+            fnp_cli_error(NULL, "%s", why);
+            return FNP_EXIT_FAILURE;
+        }
+        *strrchr(lib, '/') = '\0';
+        printf("%s\n", lib);
         return FNP_EXIT_OK;
     }
     for (size_t i = 0; i < NCOMMANDS; i++)

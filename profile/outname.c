@@ -1,0 +1,125 @@
+/*
+ * A profile's file name from its template (PROF_OUTPUT, PROF_MEMORY, PROF_TRACE, fnprof
+ * run -o), and the MPI rank a launcher gave the process. One rule for the runtime, which
+ * writes the files, and for fnprof run, which gathers them afterwards.
+ *
+ * Codes: %p the process id, %n the schedule's cycle, %r the rank (0 outside a launcher: a
+ * lone process is rank 0 of 1), %h the host name, %% a percent sign; any other % stays as
+ * written. Then, in this order:
+ *   - a launcher's rank (size unknown or above 1) without %r: ".rank<r>" appended, so that
+ *     ranks never overwrite each other's files;
+ *   - a cycle without %n: ".cycle<n>" appended.
+ * The runtime appends ".<pid>" (a process below the one that owns the name) and
+ * ".exec<n>" (an image after an exec) after these (runtime/env.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+/* The variables each launcher sets in every rank's environment, the rank's first: Open
+ * MPI's mpirun, PMIx (Open MPI 5, srun --mpi=pmix), MPICH's Hydra and Intel MPI, Slurm's
+ * srun. Slurm's batch shell has SLURM_PROCID too, but no step task count: there the
+ * size is the job's SLURM_NTASKS, often 1. */
+static const char *const launchers[][3] = {
+    {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", NULL},
+    {"PMIX_RANK", "OMPI_COMM_WORLD_SIZE", NULL},
+    {"PMI_RANK", "PMI_SIZE", NULL},
+    {"SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_NTASKS"},
+};
+
+/* A decimal number below 2^31, whole; -1 for anything else. */
+static long number(const char *s)
+{
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    char *end;
+    long v = strtol(s, &end, 10);
+    return *end || v < 0 || v > 0x7fffffff ? -1 : v;
+}
+
+void fnp_launch_detect(struct fnp_launch *l, const char *(*get)(const char *name))
+{
+    l->rank = l->size = -1;
+    for (size_t i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++) {
+        long rank = number(get(launchers[i][0]));
+        if (rank < 0)
+            continue;
+        l->rank = rank;
+        for (size_t j = 1; j < 3 && launchers[i][j] && l->size < 0; j++)
+            l->size = number(get(launchers[i][j]));
+        if (l->size >= 0 && l->size <= rank)
+            l->size = -1; /* contradicts the rank: not to be trusted */
+        return;
+    }
+}
+
+/* Appends s (n bytes) to the growing string *buf; -1 when out of memory. */
+static int put(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
+{
+    if (*len + n + 1 > *cap) {
+        size_t want = (*len + n + 1) * 2;
+        char *b = realloc(*buf, want);
+        if (!b)
+            return -1;
+        *buf = b;
+        *cap = want;
+    }
+    memcpy(*buf + *len, s, n);
+    *len += n;
+    (*buf)[*len] = 0;
+    return 0;
+}
+
+char *fnp_outname(const char *in, const struct fnp_outname_vars *v)
+{
+    char *out = NULL, num[48];
+    size_t len = 0, cap = 0;
+    int has_rank = 0, has_cycle = 0, rc = put(&out, &len, &cap, "", 0);
+    for (const char *s = in; *s && !rc; s++) {
+        const char *text = num;
+        size_t n;
+        switch (s[0] == '%' ? s[1] : 0) {
+        case 'p':
+            n = (size_t)snprintf(num, sizeof(num), "%ld", v->pid);
+            break;
+        case 'n':
+            n = (size_t)snprintf(num, sizeof(num), "%llu", (unsigned long long)v->cycle);
+            has_cycle = 1;
+            break;
+        case 'r':
+            n = (size_t)snprintf(num, sizeof(num), "%ld", v->launch.rank < 0 ? 0 : v->launch.rank);
+            has_rank = 1;
+            break;
+        case 'h':
+            text = v->host ? v->host : "";
+            n = strlen(text);
+            break;
+        case '%':
+            text = "%";
+            n = 1;
+            break;
+        default: /* text, or a % that starts no code: kept as written */
+            text = s;
+            n = 1;
+            s--; /* the code's letter, skipped below, is the next character */
+            break;
+        }
+        s++;
+        rc = put(&out, &len, &cap, text, n);
+    }
+    if (!rc && !has_rank && v->launch.rank >= 0 && v->launch.size != 1) {
+        int n = snprintf(num, sizeof(num), ".rank%ld", v->launch.rank);
+        rc = put(&out, &len, &cap, num, (size_t)n);
+    }
+    if (!rc && v->cycle && !has_cycle) {
+        int n = snprintf(num, sizeof(num), ".cycle%llu", (unsigned long long)v->cycle);
+        rc = put(&out, &len, &cap, num, (size_t)n);
+    }
+    if (rc) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
