@@ -1063,6 +1063,8 @@ def main():
         sys.stdout.flush()
         subprocess.run([sys.executable, str(BENCH / "views.py"), "--fnprof", str(fnprof_bin),
                         "--runs", "1" if args.quick else "5", "--outdir", str(OUT / "views"),
+                        "--lib", str(lib_dir), "--ranks", "4" if args.quick else "64",
+                        "--sqlite", str(CACHE / "build" / "sqlite" / "inst" / "sqlite"),
                         *profs], check=False)
     if run.notes:
         print("\nnotes from the runs:")

@@ -9,7 +9,8 @@ and SQLite's are the large ones); it also runs on its own on any profiles. Per p
 size, the tree's share of it (bytes, and bytes per calling context: the tree is O(contexts),
 with no strings), then per format the median wall time of `fnprof convert` (reading the file
 and writing the view, through the command) and the output's size. Goal: each well under 1 s.
-Then bench/diff.py's rows: fnprof diff on two 100,000-function profiles (goal < 1 s).
+Then bench/diff.py's rows: fnprof diff on two 100,000-function profiles (goal < 1 s), and
+bench/ranks.py's: fnprof ranks and merge over 64 rank files of SQLite (goal < 1 s).
 """
 import argparse
 import io
@@ -99,6 +100,9 @@ def main():
     ap.add_argument("--fnprof", required=True)
     ap.add_argument("--runs", type=int, default=3, help="median of this many (default 3)")
     ap.add_argument("--outdir", default="/tmp/fnprof-bench-views")
+    ap.add_argument("--lib", help="libfnprof.so's directory, for bench/ranks.py")
+    ap.add_argument("--sqlite", help="the instrumented speedtest1, for bench/ranks.py")
+    ap.add_argument("--ranks", type=int, default=64, help="rank files for bench/ranks.py")
     ap.add_argument("profiles", nargs="+")
     a = ap.parse_args()
     print(f"fnprof convert, median of {a.runs} (wall ms, the whole command):")
@@ -109,6 +113,12 @@ def main():
     import diff  # pylint: disable=import-outside-toplevel
     print()
     print(diff.report(a.fnprof, runs=a.runs, outdir=os.path.join(a.outdir, "diff")))
+    # fnprof ranks and merge over the rank files of SQLite run as an MPI launcher starts it.
+    if a.lib and a.sqlite and os.path.exists(a.sqlite):
+        import ranks  # pylint: disable=import-outside-toplevel
+        print()
+        print(ranks.report(a.fnprof, a.lib, a.sqlite, ranks=a.ranks, runs=a.runs,
+                           outdir=os.path.join(a.outdir, "ranks"), size=5 if a.ranks > 8 else 1))
     return 0
 
 
