@@ -231,6 +231,39 @@ for trial in range(30):
     p = run("--json", *paths)
     compare(json.loads(p.stdout), expected(per), f"random trial {trial}")
 
+# 8. fnprof merge over 64 rank files: every function's calls and times are the sums, and
+# fnprof ranks over the 64 agrees with the reference.
+per64 = {}
+paths = []
+for r in range(64):
+    st = rank_stats(r % 4)
+    st[("rank.c", 100 + r, f"only_rank_{r}")] = stat(r + 1, 0.01 * r, 0.02 * r)
+    per64[r] = [st]
+    paths.append(write(f"r64.prof.rank{r}", st, r))
+merged = os.path.join(WORK, "merged64.prof")
+p = subprocess.run([FNPROF, "merge", "-o", merged, *paths], capture_output=True, text=True,
+                   check=False)
+if p.returncode:
+    fail(f"fnprof merge of 64: {p.stderr}")
+else:
+    import pstats  # pylint: disable=import-outside-toplevel
+    got = pstats.Stats(merged).stats
+    want = {}
+    for r in range(64):
+        for k, (cc, nc, tt, ct, _) in per64[r][0].items():
+            w = want.setdefault(k, [0, 0, 0.0, 0.0])
+            w[0] += cc
+            w[1] += nc
+            w[2] += tt
+            w[3] += ct
+    if set(got) != set(want):
+        fail(f"merge of 64: functions differ: {set(got) ^ set(want)}")
+    for k, w in want.items():
+        g = got.get(k)
+        if g and (g[0] != w[0] or g[1] != w[1] or not close(g[2], w[2]) or not close(g[3], w[3])):
+            fail(f"merge of 64: {k}: {g[:4]} != {w}")
+compare(json.loads(run("--json", *paths).stdout), expected(per64), "64 ranks")
+
 if failures:
     print(f"{len(failures)} failure(s)")
     sys.exit(1)
