@@ -1,0 +1,34 @@
+# MPI programs end to end (docs/mpi.md): four ranks under mpirun, each rank's profile exact,
+# the MPI calls as functions, fnprof ranks and merge over the ranks' files
+# (tests/mpi/run_mpi.py). include()d from tests/CMakeLists.txt. Where MPI was not found at
+# configure time, the same tests are registered and report SKIPPED with the reason.
+find_package(MPI COMPONENTS C QUIET)
+
+set(fnp_mpi_skip "")
+if(NOT TARGET fnprof_mpi)
+    set(fnp_mpi_skip "MPI not found when fnprof was configured (install openmpi-bin libopenmpi-dev)")
+elseif(NOT MPIEXEC_EXECUTABLE OR NOT MPI_C_COMPILER)
+    set(fnp_mpi_skip "no mpirun or mpicc found (install openmpi-bin)")
+endif()
+
+# env_rank: -x PROF_OUTPUT=out.%r.prof; env_plain: out.prof, ".rank<r>" appended; linked:
+# the program linked with -lfnprof, the wrappers alone preloaded; exported: PROF_OUTPUT and
+# LD_PRELOAD in mpirun's own environment; run_rank, run_plain:
+# fnprof run --mpi; count: PROF_TIMER=none; filter: PROF_FILTER on an MPI call and a
+# function; no_lib: fnprof run --mpi where the wrappers were not built.
+foreach(case env_rank env_plain exported linked run_rank run_plain count filter no_lib)
+    set(fnp_mpi_args)
+    if(fnp_mpi_skip AND NOT case STREQUAL "no_lib")
+        set(fnp_mpi_args --skip "${fnp_mpi_skip}")
+    endif()
+    add_test(NAME e2e.mpi.${case}
+             COMMAND Python3::Interpreter -B ${CMAKE_CURRENT_LIST_DIR}/mpi/run_mpi.py
+                     --case ${case} --fnprof $<TARGET_FILE:fnprof>
+                     --lib-dir $<TARGET_FILE_DIR:fnprof_shared>
+                     --mpicc "${MPI_C_COMPILER}" --mpiexec "${MPIEXEC_EXECUTABLE}"
+                     --workdir ${CMAKE_CURRENT_BINARY_DIR}/mpi/${case} ${fnp_mpi_args})
+    # Four ranks on a machine of two cores or fewer: one MPI test at a time.
+    set_tests_properties(e2e.mpi.${case} PROPERTIES LABELS "e2e;mpi" TIMEOUT 300
+                         SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+endforeach()
+# SPDX-License-Identifier: MIT

@@ -1,0 +1,346 @@
+#!/usr/bin/env python3
+"""MPI programs end to end (docs/mpi.md): a profile per rank, MPI calls as functions.
+
+Builds tests/mpi/imbalance.c with mpicc (-finstrument-functions), runs it on four ranks
+under mpirun with libfnprof.so and libfnprof-mpi.so, and checks every rank's file:
+
+  - exactly four files, named as asked (%r, or ".rank<r>" appended), and nothing else;
+  - every function's calls, primitive calls and caller edges, exactly, from the program's
+    known structure (rank r calls work() STEPS * UNITS * (r + 1) times), the MPI_* calls
+    included, each under the function that made it and keyed in runtime/mpi/wrappers.c;
+  - "rank" and "size" in the metadata (read by tests/e2e/fnptree.py, not by fnprof);
+  - fnprof ranks --json and its text table: work's cumtime max is on rank 3 and its calls
+    are the sum over the ranks; fnprof merge of the four: every count the sum.
+
+    run_mpi.py --case NAME --fnprof BIN --lib-dir DIR --mpicc MPICC --mpiexec MPIRUN --workdir W
+
+Cases: env_rank (-x PROF_OUTPUT=out.%r.prof), env_plain (out.prof: ".rank<r>"), linked
+(the program linked with -lfnprof, PROF_OUTPUT in mpirun's own environment, only the
+wrappers preloaded), run_rank and run_plain
+(fnprof run --mpi -o ...), count (PROF_TIMER=none), filter (PROF_FILTER leaves MPI_Barrier
+and work out), no_lib (fnprof run --mpi without libfnprof-mpi.so: a clear error).
+Exit 77 (ctest's skip) when MPI cannot be run here, with the reason.
+python3 standard library only.
+"""
+import argparse
+import json
+import os
+import pstats
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "e2e"))
+import fnptree  # noqa: E402
+
+NP = 4
+STEPS, UNITS = 4, 40
+SKIP = 77
+PROGRAM_FUNCS = {"main", "compute", "work", "ring", "ring_nonblocking", "collectives"}
+
+
+def fail(msg):
+    sys.exit(f"FAIL: {msg}")
+
+
+def expected(rank):
+    """{name: (ncalls, {caller name: ncalls})} for one rank: what imbalance.c calls."""
+    s = STEPS
+    e = {
+        "main": (1, {}),
+        "compute": (s, {"main": s}),
+        "work": (s * UNITS * (rank + 1), {"compute": s * UNITS * (rank + 1)}),
+        "ring": (s, {"main": s}),
+        "ring_nonblocking": (s, {"main": s}),
+        "collectives": (s, {"main": s}),
+    }
+    for name in ("MPI_Init", "MPI_Comm_rank", "MPI_Comm_size", "MPI_Finalize"):
+        e[name] = (1, {"main": 1})
+    for name in ("MPI_Send", "MPI_Recv"):
+        e[name] = (s, {"ring": s})
+    for name in ("MPI_Irecv", "MPI_Isend", "MPI_Waitall"):
+        e[name] = (s, {"ring_nonblocking": s})
+    for name in ("MPI_Barrier", "MPI_Bcast", "MPI_Allreduce", "MPI_Reduce", "MPI_Gather"):
+        e[name] = (s, {"collectives": s})
+    return e
+
+
+def mpirun_base(args):
+    cmd = [args.mpiexec, "--oversubscribe", "-np", str(NP)]
+    # OpenMPI refuses to start as root without being told (CI containers run as root).
+    if os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    # One node: shared memory (vader) and self only. The TCP transport would probe every
+    # interface of the container, slowly, for peers that are all local. Ranks waiting in MPI
+    # yield the CPU: four ranks share two cores here, and a spinning waiter would take the
+    # working rank's time.
+    cmd += ["--mca", "btl", "self,vader", "--mca", "mpi_yield_when_idle", "1"]
+    return cmd
+
+
+def mpi_env():
+    env = dict(os.environ)
+    for k in ("PROF_OUTPUT", "LD_PRELOAD", "PROF_TIMER", "PROF_FILTER", "PROF_QUIET",
+              "PROF_START", "PROF_SCHEDULE", "PROF_TRACE", "PROF_MEMORY"):
+        env.pop(k, None)
+    # vader's single-copy transfers use process_vm_readv (CMA), which containers without
+    # CAP_SYS_PTRACE refuse ("Read -1, expected ..., errno = 1"); plain copies work anywhere.
+    env["OMPI_MCA_btl_vader_single_copy_mechanism"] = "none"
+    return env
+
+
+def build(args, work, linked):
+    prog = work / ("imbalance-linked" if linked else "imbalance")
+    cmd = [args.mpicc, "-g", "-O2", "-finstrument-functions", f"-DSTEPS={STEPS}",
+           f"-DUNITS={UNITS}", str(HERE / "imbalance.c"), "-o", str(prog)]
+    if linked:
+        cmd += [f"-L{args.lib_dir}", f"-Wl,-rpath,{args.lib_dir}", "-lfnprof"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"{' '.join(cmd)}: exit {r.returncode}\n{r.stderr}")
+    return prog
+
+
+def run(args, cmd, work, env):
+    r = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=240)
+    if r.returncode != 0:
+        fail(f"{' '.join(map(str, cmd))}: exit {r.returncode}\nstdout: {r.stdout}\n"
+             f"stderr: {r.stderr}")
+    want = f"imbalance: size {NP} tokens {STEPS * (NP - 1)} left "
+    if not r.stdout.startswith(want):
+        fail(f"program output {r.stdout!r}, expected it to start {want!r}")
+    return r
+
+
+def check_files(work, names, keep):
+    """The workdir holds exactly names (plus keep: the programs); returns their paths."""
+    present = sorted(p.name for p in work.iterdir() if p.name not in keep)
+    if present != sorted(names):
+        fail(f"files after the run: {present}, expected {sorted(names)}")
+    return [work / n for n in names]
+
+
+def counts(stats):
+    out = {}
+    for (_f, _line, name), (pc, nc, _tt, _ct, callers) in stats.items():
+        out[name] = (pc, nc, {c[2]: (v[0], v[1]) for c, v in callers.items()})
+    return out
+
+
+def check_rank(path, rank, want, count_only=False):
+    stats, tree, meta = fnptree.read_all(path)
+    if tree is None:
+        fail(f"{path}: no calling-context tree")
+    bad = fnptree.check(stats, tree)
+    if bad:
+        fail(f"{path}: tree and dict disagree: {bad}")
+    meta = dict(meta)
+    if meta.get("rank") != str(rank) or meta.get("size") != str(NP):
+        fail(f"{path}: metadata rank {meta.get('rank')!r} size {meta.get('size')!r}, "
+             f"expected {rank!r} and {NP!r}")
+    for (f, line, name) in stats:
+        if f == "~":
+            continue
+        where = ("runtime/mpi/wrappers.c" if name.startswith("MPI_") else "tests/mpi/imbalance.c")
+        if not f.endswith(where) or line <= 0:
+            fail(f"{path}: {name} keyed {f}:{line}, expected a line of {where}")
+    got = {n: v for n, v in counts(stats).items() if not n.startswith("<")}
+    wrong = []
+    for name in sorted(set(got) | set(want)):
+        if name not in want:
+            wrong.append(f"{name}: not called, found {got[name]}")
+            continue
+        if name not in got:
+            wrong.append(f"{name}: missing (expected {want[name]})")
+            continue
+        nc, callers = want[name]
+        pc_g, nc_g, callers_g = got[name]
+        if (pc_g, nc_g) != (nc, nc):
+            wrong.append(f"{name}: calls {pc_g}/{nc_g}, expected {nc}/{nc}")
+        if callers_g != {c: (n, n) for c, n in callers.items()}:
+            wrong.append(f"{name}: callers {callers_g}, expected {callers}")
+    if wrong:
+        fail(f"{path} (rank {rank}):\n  " + "\n  ".join(wrong))
+    # Times: finite, and in count-only mode each call weighs one "second".
+    st = pstats.Stats(str(path))
+    for key, (pc, nc, tt, ct, _c) in st.stats.items():
+        if not 0 <= tt <= ct + 1e-9 and key[0] != "~":
+            fail(f"{path}: {key}: tottime {tt} cumtime {ct}")
+        if count_only and key[2] == "work" and tt != nc:
+            fail(f"{path}: count-only work tottime {tt}, expected its calls {nc}")
+    return stats
+
+
+def check_ranks_cmd(args, paths):
+    """fnprof ranks over the four files, given out of order: work's heaviest rank is 3."""
+    shuffled = [paths[2], paths[0], paths[3], paths[1]]
+    r = subprocess.run([args.fnprof, "ranks", "--json"] + [str(p) for p in shuffled],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"fnprof ranks --json: exit {r.returncode}: {r.stderr}")
+    doc = json.loads(r.stdout)
+    if sorted(x["rank"] for x in doc["ranks"]) != list(range(NP)):
+        fail(f"fnprof ranks --json: ranks {doc['ranks']}")
+    rows = {f["name"]: f for f in doc["functions"]}
+    total = sum(STEPS * UNITS * (rk + 1) for rk in range(NP))
+    w = rows.get("work")
+    if not w or w["calls"] != total or w["primitive_calls"] != total:
+        fail(f"fnprof ranks: work row {w}, expected {total} calls")
+    if w["cumtime"]["max_rank"] != NP - 1:
+        fail(f"fnprof ranks: work's cumtime max on rank {w['cumtime']['max_rank']}, "
+             f"expected {NP - 1} (4x rank 0's calls)")
+    if not w["cumtime"]["min"] <= w["cumtime"]["mean"] <= w["cumtime"]["max"]:
+        fail(f"fnprof ranks: work cumtime {w['cumtime']}")
+    for name in ("MPI_Send", "MPI_Barrier", "MPI_Waitall"):
+        if rows.get(name, {}).get("calls") != STEPS * NP:
+            fail(f"fnprof ranks: {name} row {rows.get(name)}, expected {STEPS * NP} calls")
+    r = subprocess.run([args.fnprof, "ranks", "--limit", "0"] + [str(p) for p in paths],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"fnprof ranks: exit {r.returncode}: {r.stderr}")
+    line = [ln for ln in r.stdout.splitlines() if ln.endswith("(work)")]
+    if len(line) != 1 or f"rank {NP - 1}" not in line[0]:
+        fail(f"fnprof ranks: work's row {line}, expected one naming rank {NP - 1}:\n{r.stdout}")
+
+
+def check_merge(args, paths, per_rank, work):
+    out = work / "merged.pstats"
+    r = subprocess.run([args.fnprof, "merge", "-o", str(out)] + [str(p) for p in paths],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"fnprof merge: exit {r.returncode}: {r.stderr}")
+    got = counts(pstats.Stats(str(out)).stats)
+    for name in PROGRAM_FUNCS | {"MPI_Send", "MPI_Recv", "MPI_Waitall", "MPI_Gather", "MPI_Init"}:
+        nc = sum(per_rank[rk][name][0] for rk in range(NP))
+        callers = {}
+        for rk in range(NP):
+            for c, n in per_rank[rk][name][1].items():
+                callers[c] = callers.get(c, 0) + n
+        if got.get(name, (0, 0, {}))[:2] != (nc, nc) or got[name][2] != {
+                c: (n, n) for c, n in callers.items()}:
+            fail(f"fnprof merge: {name} {got.get(name)}, expected {nc} calls from {callers}")
+    out.unlink()
+
+
+def case_no_lib(args, work):
+    """fnprof run --mpi where libfnprof-mpi.so was not built: a copy of fnprof beside a lib
+    folder that has libfnprof.so alone."""
+    rel = os.path.relpath(Path(args.lib_dir).resolve(), Path(args.fnprof).resolve().parent)
+    bindir = work / "bin"
+    libdir = (bindir / rel).resolve()
+    bindir.mkdir(parents=True)
+    libdir.mkdir(parents=True, exist_ok=True)
+    shutil.copy(args.fnprof, bindir / "fnprof")
+    os.symlink(Path(args.lib_dir).resolve() / "libfnprof.so", libdir / "libfnprof.so")
+    r = subprocess.run([str(bindir / "fnprof"), "run", "--mpi", "-o", str(work / "x.prof"),
+                        "--", "true"], capture_output=True, text=True)
+    lines = r.stderr.splitlines()
+    if (r.returncode != 1 or len(lines) != 1 or not lines[0].startswith("fnprof: run: --mpi: ")
+            or "libfnprof-mpi.so was not built" not in lines[0]):
+        fail(f"fnprof run --mpi without the library: exit {r.returncode}, stderr {r.stderr!r}")
+    if (work / "x.prof").exists():
+        fail("fnprof run --mpi without the library ran the program")
+    # The usage names the option, and --help describes it.
+    r = subprocess.run([args.fnprof, "run", "--help"], capture_output=True, text=True)
+    if (r.returncode != 0 or "[--mpi]" not in r.stdout.splitlines()[0]
+            or "\n      --mpi " not in r.stdout):
+        fail(f"fnprof run --help does not show --mpi: {r.stdout!r}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--case", required=True)
+    ap.add_argument("--fnprof", required=True)
+    ap.add_argument("--lib-dir", required=True)
+    ap.add_argument("--mpicc", default="")
+    ap.add_argument("--mpiexec", default="")
+    ap.add_argument("--workdir", required=True)
+    ap.add_argument("--skip", default="", help="skip with this reason (MPI not found)")
+    args = ap.parse_args()
+    if args.skip:
+        print(f"SKIPPED: {args.skip}")
+        return SKIP
+    work = Path(args.workdir)
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    if args.case == "no_lib":
+        case_no_lib(args, work)
+        print("ok: no_lib")
+        return 0
+    for tool in (args.mpicc, args.mpiexec):
+        if not tool or not shutil.which(tool):
+            print(f"SKIPPED: {tool or 'mpicc/mpirun'} not found (install openmpi-bin "
+                  "libopenmpi-dev)")
+            return SKIP
+
+    lib = Path(args.lib_dir).resolve()
+    fnprof_lib, mpi_lib = lib / "libfnprof.so", lib / "libfnprof-mpi.so"
+    linked = args.case == "linked"
+    prog = build(args, work, linked)
+    keep = {prog.name}
+    env = mpi_env()
+    base = mpirun_base(args)
+    count_only = False
+    preload = f"{fnprof_lib}:{mpi_lib}"
+    want_funcs = {rk: expected(rk) for rk in range(NP)}
+    if args.case in ("env_rank", "count", "filter"):
+        cmd = base + ["-x", "PROF_OUTPUT=out.%r.prof", "-x", f"LD_PRELOAD={preload}"]
+        names = [f"out.{rk}.prof" for rk in range(NP)]
+        if args.case == "count":
+            cmd += ["-x", "PROF_TIMER=none"]
+            count_only = True
+        if args.case == "filter":
+            flt = work / "filter.txt"
+            flt.write_text("SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE MPI_Barrier work\n"
+                           "SCOREP_REGION_NAMES_END\n")
+            keep.add(flt.name)
+            cmd += ["-x", f"PROF_FILTER={flt}"]
+            for rk in range(NP):
+                del want_funcs[rk]["MPI_Barrier"], want_funcs[rk]["work"]
+    elif args.case == "env_plain":
+        cmd = base + ["-x", "PROF_OUTPUT=out.prof", "-x", f"LD_PRELOAD={preload}"]
+        names = [f"out.prof.rank{rk}" for rk in range(NP)]
+    elif args.case == "linked":
+        # Linked with -lfnprof: the hooks come from the program's own link; only the
+        # wrappers are preloaded. PROF_OUTPUT exported to mpirun itself, as a Slurm user
+        # exports it before srun: the launcher, not linked with fnprof, writes nothing.
+        env["PROF_OUTPUT"] = "out.%r.prof"
+        cmd = base + ["-x", f"LD_PRELOAD={mpi_lib}"]
+        names = [f"out.{rk}.prof" for rk in range(NP)]
+    elif args.case == "exported":
+        # Both variables in mpirun's own environment: mpirun itself (fnprof preloaded, but
+        # not instrumented) owns the name first, and the ranks below it, each with its
+        # rank, must still name their files by rank and not as its children (.<pid>).
+        env["PROF_OUTPUT"] = "out.prof"
+        env["LD_PRELOAD"] = preload
+        cmd = base
+        names = [f"out.prof.rank{rk}" for rk in range(NP)]
+    elif args.case == "run_rank":
+        cmd = base + [args.fnprof, "run", "--mpi", "-o", "out.%r.prof", "--"]
+        names = [f"out.{rk}.prof" for rk in range(NP)]
+    elif args.case == "run_plain":
+        cmd = base + [args.fnprof, "run", "--mpi", "-q", "-o", "out.prof", "--"]
+        names = [f"out.prof.rank{rk}" for rk in range(NP)]
+    else:
+        fail(f"unknown case {args.case}")
+    r = run(args, cmd + [str(prog)], work, env)
+    for ln in r.stderr.splitlines():
+        if ln and not ln.startswith("fnprof: "):
+            fail(f"stderr line not from fnprof: {ln!r}\n{r.stderr}")
+    if args.case == "run_plain" and r.stderr:
+        fail(f"fnprof run -q wrote to stderr: {r.stderr!r}")
+    paths = check_files(work, names, keep)
+    for rk in range(NP):
+        check_rank(paths[rk], rk, want_funcs[rk], count_only)
+    if args.case == "env_rank" or args.case == "run_plain":
+        check_ranks_cmd(args, paths)
+        check_merge(args, paths, want_funcs, work)
+    print(f"ok: {args.case}: {NP} ranks, {', '.join(names)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+# SPDX-License-Identifier: MIT
