@@ -1066,6 +1066,12 @@ def main():
                         "--lib", str(lib_dir), "--ranks", "4" if args.quick else "64",
                         "--sqlite", str(CACHE / "build" / "sqlite" / "inst" / "sqlite"),
                         *profs], check=False)
+    # An MPI rank's per-call cost against a plain process's (bench/mpi/overhead.py).
+    if fnprof_bin.exists():
+        print()
+        sys.stdout.flush()
+        subprocess.run([sys.executable, str(BENCH / "mpi" / "overhead.py"), "--fnprof",
+                        str(fnprof_bin), *(["--quick"] if args.quick else [])], check=False)
     if run.notes:
         print("\nnotes from the runs:")
         for n in run.notes:
