@@ -33,3 +33,16 @@ fnp_install_case(instrument_dependencies_static multi --mode DEPENDENCIES --stat
 fnp_install_case(instrument_directory multi --mode DIRECTORY)
 fnp_install_case(exclusions.gcc cxx --cc gcc)
 fnp_install_case(exclusions.clang cxx --cc clang)
+
+# The package from the build tree; a prefix moved after install (pkg-config, autoconf's
+# probe, `fnprof --libdir` and LD_PRELOAD, the wrappers, examples/primes by make and CMake);
+# the installed man pages; the .deb unpacked and used alone. Exit 77: a tool is missing.
+fnp_install_case(build_tree build-tree)
+fnp_install_case(relocated relocated)
+fnp_install_case(man man)
+fnp_install_case(deb deb)
+set_tests_properties(e2e.install.build_tree e2e.install.relocated e2e.install.man
+                     e2e.install.deb PROPERTIES SKIP_RETURN_CODE 77)
+# The build tree needs no install: the fixture is only for the ones that read the prefix.
+set_tests_properties(e2e.install.build_tree e2e.install.relocated e2e.install.deb
+                     PROPERTIES FIXTURES_REQUIRED "")

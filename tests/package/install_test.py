@@ -18,7 +18,19 @@ CASE:
                  every library's functions in the profile with exact calls
   cxx            C++ with the standard library, by pkg-config (fnprof-gcc / fnprof-clang)
                  and by CMake: no function from /usr/include in the profile
-Exit 0 pass, 1 fail. python3 standard library only.
+  build-tree     find_package(fnprof) from the build tree (-Dfnprof_DIR=BUILD/cmake), no
+                 install: libfnprof.so and libfnprof.a programs profile
+  relocated      installed, then the prefix moved: pkg-config's paths follow it, autoconf's
+                 "can the compiler make programs" probe passes with the .pc flags and no
+                 LD_LIBRARY_PATH, `fnprof --libdir` names the moved lib directory and the
+                 README's LD_PRELOAD line with it profiles, fnprof run and the wrappers work,
+                 examples/primes builds by make (fnprof-cc, pkg-config) and CMake
+  man            man -l on the installed pages, and `man fnprof-c++` with MANPATH (groff
+                 when man is absent; skipped, exit 77, with neither)
+  deb            cpack -G DEB in BUILD, dpkg -x into a scratch root: the package's files,
+                 dependencies, and a program profiled with only what it installed
+Exit 0 pass, 1 fail, 77 skipped (a tool missing: the reason is printed). python3 standard
+library only.
 """
 
 import argparse
@@ -34,6 +46,10 @@ TIMEOUT = 600
 
 
 class Failure(Exception):
+    pass
+
+
+class Skip(Exception):
     pass
 
 
@@ -302,9 +318,187 @@ def case_cxx(a):
                            expect_out="112 120\n"), "CMake with " + cxx, cc, neutral)
 
 
+def case_build_tree(a):
+    """The package in the build tree, before any install (fnprofTargets.cmake exported)."""
+    pkg = os.path.join(a.build, "cmake")
+    bdir = os.path.join(a.work, "consumer")
+    run(["cmake", "-S", HERE, "-B", bdir, "-Dfnprof_DIR=" + pkg])
+    run(["cmake", "--build", bdir])
+    src = os.path.join(HERE, "main.c")
+    for prog in ("consumer", "consumer_static"):
+        # No LD_LIBRARY_PATH: CMake's build rpath names the build tree's lib directory.
+        prof = run_profiled(os.path.join(bdir, prog), a.work, prog, expect_out="285 0.1.0\n")
+        expect_square(prof, src, "build tree, " + prog)
+
+
+PRIMES_OUT = "9592 primes below 100000\n"  # examples/primes run without arguments
+
+
+def expect_primes(prof, what, limit=100000):
+    names = by_name(prof)
+    want = {"main": (1, 1, {}), "count_primes": (1, 1, {"main": 1}),
+            "is_prime": (limit, limit, {"count_primes": limit})}
+    check(names == want, "%s: profile %s, not %s" % (what, names, want))
+
+
+def build_primes(a, name, make_args, env=None):
+    """examples/primes copied to work/name and built by make with make_args."""
+    d = os.path.join(a.work, name)
+    shutil.rmtree(d, ignore_errors=True)
+    shutil.copytree(os.path.join(SOURCE, "examples", "primes"), d)
+    run(["make", "-C", d] + make_args, env=env)
+    return os.path.join(d, "primes")
+
+
+def case_relocated(a):
+    # Installed to one place, then moved: nothing may still point at the first place.
+    first = os.path.join(a.work, "first")
+    moved = os.path.join(a.work, "moved")
+    run(["cmake", "--install", a.build, "--prefix", first])
+    os.rename(first, moved)
+    lib = os.path.join(moved, "lib")
+    pc_env = clean_env(PKG_CONFIG_PATH=os.path.join(lib, "pkgconfig"))
+    libdir = run(["pkg-config", "--variable=libdir", "fnprof"], env=pc_env).stdout.strip()
+    check(os.path.realpath(libdir) == os.path.realpath(lib), "pkg-config's libdir %s" % libdir)
+    cflags = run(["pkg-config", "--cflags", "fnprof"], env=pc_env).stdout.split()
+    libs = run(["pkg-config", "--libs", "fnprof"], env=pc_env).stdout.split()
+    check(any(f.startswith("-Wl,-rpath,") for f in libs), "no rpath in Libs: %s" % libs)
+    # autoconf's AC_PROG_CC probe: $CC $CFLAGS $CPPFLAGS $LDFLAGS conftest.c $LIBS, then run
+    # it; a program that cannot start fails configure ("cannot run C compiled programs").
+    with open(os.path.join(a.work, "conftest.c"), "w") as f:
+        f.write("int main(void)\n{\n    return 0;\n}\n")
+    run(["cc", "-O2"] + cflags + ["conftest.c"] + libs + ["-o", "conftest"], cwd=a.work)
+    run([os.path.join(a.work, "conftest")], cwd=a.work)
+    shutil.copy(os.path.join(HERE, "main.c"), os.path.join(a.work, "main.c"))
+    run(["cc", "-O1", "main.c"] + cflags + libs + ["-o", "pc-prog"], cwd=a.work)
+    expect_square(run_profiled(os.path.join(a.work, "pc-prog"), a.work, "pc-prog",
+                               expect_out="285 0.1.0\n"),
+                  os.path.join(a.work, "main.c"), "pkg-config, moved prefix")
+    # The README's LD_PRELOAD line, with the directory fnprof --libdir prints.
+    fnprof = os.path.join(moved, "bin", "fnprof")
+    said = run([fnprof, "--libdir"]).stdout.strip()
+    check(said == os.path.realpath(lib), "fnprof --libdir said %r, not %r" % (said, lib))
+    shutil.copy(os.path.join(HERE, "noapi.c"), os.path.join(a.work, "noapi.c"))
+    run(["cc", "-g", "-O1", "-finstrument-functions", "noapi.c", "-o", "plain"], cwd=a.work)
+    preload = os.path.join(said, "libfnprof.so")
+    check(os.path.exists(preload), preload + " does not exist")
+    expect_square(run_profiled(os.path.join(a.work, "plain"), a.work, "preloaded",
+                               env_extra={"LD_PRELOAD": preload}, expect_out="285\n"),
+                  os.path.join(a.work, "noapi.c"), "LD_PRELOAD=$(fnprof --libdir)/libfnprof.so")
+    out = os.path.join(a.work, "run.prof")
+    run([fnprof, "run", "-q", "-o", out, "--", os.path.join(a.work, "plain")], cwd=a.work)
+    expect_square(profile(out), os.path.join(a.work, "noapi.c"), "fnprof run, moved prefix")
+    # A Make project, by the wrapper and by pkg-config's flags, with no LD_LIBRARY_PATH.
+    for name, args in (
+            ("make-wrapper", ["CC=" + os.path.join(moved, "bin", "fnprof-cc")]),
+            ("make-pkgconfig", ["CFLAGS=-O2 " + " ".join(cflags), "LDLIBS=" + " ".join(libs)])):
+        exe = build_primes(a, name, args)
+        prof = run_profiled(exe, os.path.dirname(exe), "primes", expect_out=PRIMES_OUT)
+        expect_primes(prof, name)
+    # The same project by CMake, its library instrumented too (fnprof_instrument DEPENDENCIES).
+    bdir = os.path.join(a.work, "cmake-primes")
+    run(["cmake", "-S", os.path.join(SOURCE, "examples", "primes"), "-B", bdir, "-DPROFILE=ON",
+         "-DCMAKE_PREFIX_PATH=" + moved])
+    run(["cmake", "--build", bdir])
+    expect_primes(run_profiled(os.path.join(bdir, "primes"), bdir, "primes",
+                               expect_out=PRIMES_OUT), "CMake")
+
+
+def case_man(a):
+    man1 = os.path.join(a.prefix, "share", "man", "man1")
+    pages = {"fnprof.1": "fnprof report", "fnprof-cc.1": "fnprof-cc"}
+    env = clean_env(MANPATH=os.path.join(a.prefix, "share", "man"), MANWIDTH="80",
+                    MAN_KEEP_FORMATTING="0", PAGER="cat", MANPAGER="cat")
+    if shutil.which("man"):
+        for page, want in pages.items():
+            text = run(["man", "-l", os.path.join(man1, page)], env=env).stdout
+            check(want in text, "man -l %s: no %r in\n%s" % (page, want, text[:500]))
+        # By name, as a user types it: fnprof-c++ is a link to fnprof-cc's page.
+        for name, want in (("fnprof", "fnprof report"), ("fnprof-c++", "fnprof-cc")):
+            text = run(["man", name], env=env).stdout
+            check(want in text, "man %s: no %r in\n%s" % (name, want, text[:500]))
+    elif shutil.which("groff"):
+        for page, want in pages.items():
+            p = run(["groff", "-man", "-Tutf8", "-ww", os.path.join(man1, page)])
+            check(p.stderr == "", "groff warns on %s: %s" % (page, p.stderr))
+            check(want in p.stdout, "groff %s: no %r" % (page, want))
+        check(os.path.realpath(os.path.join(man1, "fnprof-c++.1")) ==
+              os.path.realpath(os.path.join(man1, "fnprof-cc.1")), "fnprof-c++.1")
+    else:
+        raise Skip("neither man nor groff is installed (apt-get install man-db)")
+
+
+def case_deb(a):
+    for tool in ("cpack", "dpkg-deb", "dpkg-shlibdeps", "dpkg"):
+        if not shutil.which(tool):
+            raise Skip(tool + " is not installed (apt-get install dpkg-dev)")
+    out = os.path.join(a.work, "out")
+    run(["cpack", "-G", "DEB", "-B", out], cwd=a.build)
+    debs = [f for f in os.listdir(out) if f.endswith(".deb")]
+    check(len(debs) == 1, "cpack wrote %s" % debs)
+    deb = os.path.join(out, debs[0])
+    arch = run(["dpkg", "--print-architecture"]).stdout.strip()
+    check(debs[0] == "fnprof_0.1.0_%s.deb" % arch, "package file named %s" % debs[0])
+    fields = {}
+    for line in run(["dpkg-deb", "-f", deb]).stdout.splitlines():
+        if ":" in line and not line.startswith(" "):
+            k, v = line.split(":", 1)
+            fields[k] = v.strip()
+    depends = fields.get("Depends", "")
+    for lib in ("libc6", "libelf1", "libdwarf1", "zlib1g"):
+        check(lib in depends, "Depends lacks %s: %r" % (lib, depends))
+    check(fields.get("Package") == "fnprof", "Package: %r" % fields.get("Package"))
+    root = os.path.join(a.work, "root")
+    run(["dpkg", "-x", deb, root])
+    usr = os.path.join(root, "usr")
+    listing = run(["dpkg-deb", "-c", deb]).stdout
+    for f in ("usr/bin/fnprof", "usr/bin/fnprof-cc", "usr/bin/fnprof-c++", "usr/include/fnprof.h",
+              "usr/lib/libfnprof.so", "usr/lib/libfnprof.a", "usr/lib/libfnprof-symbolizer.so",
+              "usr/lib/pkgconfig/fnprof.pc", "usr/lib/cmake/fnprof/fnprofConfig.cmake",
+              "usr/lib/cmake/fnprof/fnprofTargets.cmake", "usr/share/man/man1/fnprof.1",
+              "usr/share/man/man1/fnprof-cc.1", "usr/share/doc/fnprof/copyright"):
+        check(os.path.lexists(os.path.join(root, f)), "the package lacks /" + f)
+    if os.path.exists(os.path.join(a.build, "lib", "libfnprof-mpi.so")):
+        check("./usr/lib/libfnprof-mpi.so" in listing, "libfnprof-mpi.so built, not packaged")
+    # Only the unpacked root from here on: the build tree and the scratch prefix are hidden
+    # from every lookup (no LD_LIBRARY_PATH, pkg-config and CMake pointed at the root).
+    fnprof = os.path.join(usr, "bin", "fnprof")
+    check(run([fnprof, "--version"]).stdout == "fnprof 0.1.0\n", "fnprof --version")
+    pc_env = clean_env(PKG_CONFIG_PATH=os.path.join(usr, "lib", "pkgconfig"))
+    cflags = run(["pkg-config", "--cflags", "fnprof"], env=pc_env).stdout.split()
+    libs = run(["pkg-config", "--libs", "fnprof"], env=pc_env).stdout.split()
+    for f in cflags + libs:
+        for opt in ("-I", "-L", "-Wl,-rpath,"):
+            if f.startswith(opt):
+                path = os.path.realpath(f[len(opt):])
+                check(path.startswith(os.path.realpath(root) + "/"),
+                      "pkg-config names %s, outside the unpacked package" % f)
+    shutil.copy(os.path.join(HERE, "main.c"), os.path.join(a.work, "main.c"))
+    run(["cc", "-O1", "main.c"] + cflags + libs + ["-o", "deb-prog"], cwd=a.work)
+    expect_square(run_profiled(os.path.join(a.work, "deb-prog"), a.work, "deb-prog",
+                               expect_out="285 0.1.0\n"),
+                  os.path.join(a.work, "main.c"), "from the .deb, pkg-config")
+    report = run([fnprof, "report", "--no-meta", os.path.join(a.work, "deb-prog.prof")]).stdout
+    check("main.c:5(square)" in report, "fnprof report from the .deb:\n" + report)
+    exe = build_primes(a, "deb-make", ["CC=" + os.path.join(usr, "bin", "fnprof-cc")])
+    expect_primes(run_profiled(exe, os.path.dirname(exe), "primes", expect_out=PRIMES_OUT),
+                  ".deb, make CC=fnprof-cc")
+    bdir = os.path.join(a.work, "deb-cmake")
+    run(["cmake", "-S", os.path.join(SOURCE, "examples", "primes"), "-B", bdir, "-DPROFILE=ON",
+         "-DCMAKE_PREFIX_PATH=" + usr])
+    run(["cmake", "--build", bdir])
+    expect_primes(run_profiled(os.path.join(bdir, "primes"), bdir, "primes",
+                               expect_out=PRIMES_OUT), ".deb, CMake")
+    if shutil.which("man"):
+        text = run(["man", "-l", os.path.join(usr, "share", "man", "man1", "fnprof.1")],
+                   env=clean_env(MANWIDTH="80", PAGER="cat", MANPAGER="cat")).stdout
+        check("fnprof report" in text, "man -l on the packaged fnprof.1")
+
+
 CASES = {"install": case_install, "static": case_static, "link-position": case_link_position,
          "abs-paths": case_abs_paths, "find-package": case_find_package, "subdir": case_subdir,
-         "multi": case_multi, "cxx": case_cxx}
+         "multi": case_multi, "cxx": case_cxx, "build-tree": case_build_tree,
+         "relocated": case_relocated, "man": case_man, "deb": case_deb}
 
 
 def main():
@@ -328,6 +522,9 @@ def main():
     except Failure as e:
         print("FAIL: %s" % e)
         return 1
+    except Skip as e:
+        print("SKIP: %s" % e)
+        return 77
     print("PASS: " + a.case)
     return 0
 
