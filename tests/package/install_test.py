@@ -434,20 +434,37 @@ def case_deb(a):
             raise Skip(tool + " is not installed (apt-get install dpkg-dev)")
     out = os.path.join(a.work, "out")
     run(["cpack", "-G", "DEB", "-B", out], cwd=a.build)
-    debs = [f for f in os.listdir(out) if f.endswith(".deb")]
-    check(len(debs) == 1, "cpack wrote %s" % debs)
-    deb = os.path.join(out, debs[0])
+    debs = sorted(f for f in os.listdir(out) if f.endswith(".deb"))
     arch = run(["dpkg", "--print-architecture"]).stdout.strip()
-    check(debs[0] == "fnprof_0.1.0_%s.deb" % arch, "package file named %s" % debs[0])
-    fields = {}
-    for line in run(["dpkg-deb", "-f", deb]).stdout.splitlines():
-        if ":" in line and not line.startswith(" "):
-            k, v = line.split(":", 1)
-            fields[k] = v.strip()
+    mpi_built = os.path.exists(os.path.join(a.build, "lib", "libfnprof-mpi.so"))
+    want = ["fnprof_0.1.0_%s.deb" % arch] + (["fnprof-mpi_0.1.0_%s.deb" % arch] if mpi_built
+                                             else [])
+    check(debs == sorted(want), "cpack wrote %s, not %s" % (debs, want))
+    deb = os.path.join(out, want[0])
+
+    def control(path):
+        fields = {}
+        for line in run(["dpkg-deb", "-f", path]).stdout.splitlines():
+            if ":" in line and not line.startswith(" "):
+                k, v = line.split(":", 1)
+                fields[k] = v.strip()
+        return fields
+    fields = control(deb)
     depends = fields.get("Depends", "")
     for lib in ("libc6", "libelf1", "libdwarf1", "zlib1g"):
         check(lib in depends, "Depends lacks %s: %r" % (lib, depends))
+    # MPI is the fnprof-mpi package's dependency alone.
+    check("mpi" not in depends, "fnprof depends on MPI: %r" % depends)
     check(fields.get("Package") == "fnprof", "Package: %r" % fields.get("Package"))
+    if mpi_built:
+        mpi_deb = os.path.join(out, want[1])
+        mfields = control(mpi_deb)
+        check(mfields.get("Package") == "fnprof-mpi", "Package: %r" % mfields.get("Package"))
+        check("fnprof (= 0.1.0)" in mfields.get("Depends", "") and
+              "libopenmpi" in mfields.get("Depends", ""),
+              "fnprof-mpi's Depends: %r" % mfields.get("Depends"))
+        mlisting = run(["dpkg-deb", "-c", mpi_deb]).stdout
+        check("./usr/lib/libfnprof-mpi.so" in mlisting, "fnprof-mpi lacks libfnprof-mpi.so")
     root = os.path.join(a.work, "root")
     run(["dpkg", "-x", deb, root])
     usr = os.path.join(root, "usr")
@@ -458,8 +475,7 @@ def case_deb(a):
               "usr/lib/cmake/fnprof/fnprofTargets.cmake", "usr/share/man/man1/fnprof.1",
               "usr/share/man/man1/fnprof-cc.1", "usr/share/doc/fnprof/copyright"):
         check(os.path.lexists(os.path.join(root, f)), "the package lacks /" + f)
-    if os.path.exists(os.path.join(a.build, "lib", "libfnprof-mpi.so")):
-        check("./usr/lib/libfnprof-mpi.so" in listing, "libfnprof-mpi.so built, not packaged")
+    check("libfnprof-mpi" not in listing, "libfnprof-mpi.so is in the fnprof package")
     # Only the unpacked root from here on: the build tree and the scratch prefix are hidden
     # from every lookup (no LD_LIBRARY_PATH, pkg-config and CMake pointed at the root).
     fnprof = os.path.join(usr, "bin", "fnprof")
