@@ -92,6 +92,14 @@ function(_fnprof_link target static)
         target_link_libraries(${target} PRIVATE fnprof::fnprof_static)
     else()
         target_link_libraries(${target} PRIVATE fnprof::fnprof)
+        # CMake gives the build tree's binaries an rpath to libfnprof.so's directory, and the
+        # installed ones none: an installed profiled program would not start unless that
+        # directory is the loader's. Keep it after install too.
+        get_target_property(type ${target} TYPE)
+        if(NOT type STREQUAL "STATIC_LIBRARY" AND NOT type STREQUAL "OBJECT_LIBRARY")
+            set_property(TARGET ${target} APPEND PROPERTY INSTALL_RPATH
+                         "$<TARGET_FILE_DIR:fnprof::fnprof>")
+        endif()
     endif()
 endfunction()
 

@@ -98,9 +98,9 @@ static int mpi_library(char *out, size_t n)
     if (fnp_runtime_file("libfnprof-mpi.so", real, sizeof(real), why, sizeof(why))) {
         if (errno == ENOENT)
             fnp_cli_error("run",
-                          "--mpi: libfnprof-mpi.so was not built (no MPI found when "
-                          "fnprof was configured: install libopenmpi-dev, configure "
-                          "and build again); %s",
+                          "--mpi: libfnprof-mpi.so is missing (install the fnprof-mpi "
+                          "package; from source, it is built when MPI is found: install "
+                          "libopenmpi-dev, configure and build again); %s",
                           why);
         else
             fnp_cli_error("run", "--mpi: %s", why);

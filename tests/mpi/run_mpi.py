@@ -238,7 +238,7 @@ def case_no_lib(args, work):
                         "--", "true"], capture_output=True, text=True)
     lines = r.stderr.splitlines()
     if (r.returncode != 1 or len(lines) != 1 or not lines[0].startswith("fnprof: run: --mpi: ")
-            or "libfnprof-mpi.so was not built" not in lines[0]):
+            or "libfnprof-mpi.so is missing" not in lines[0]):
         fail(f"fnprof run --mpi without the library: exit {r.returncode}, stderr {r.stderr!r}")
     if (work / "x.prof").exists():
         fail("fnprof run --mpi without the library ran the program")

@@ -22,6 +22,12 @@ assert stats[key][:2] == (10, 10), stats[key]
 assert stats[key][4] == {(sys.argv[2], 10, "main"): (10, 10, stats[key][2], stats[key][3])}, stats[key]
 PY
 done
+# The consumer installed to a prefix of its own starts with no loader set-up, and is profiled.
+cmake --install "$tmp/consumer" --prefix "$tmp/app" >/dev/null
+out=$(cd "$tmp" && env -u LD_LIBRARY_PATH PROF_OUTPUT=installed.prof PROF_QUIET=1 "$tmp/app/bin/consumer") ||
+    { echo "FAIL: the installed consumer did not start"; exit 1; }
+[ "$out" = "285 0.1.0" ] && [ -s "$tmp/installed.prof" ] ||
+    { echo "FAIL: the installed consumer printed '$out' or wrote no profile"; exit 1; }
 # The installed fnprof command finds the installed libfnprof.so.
 "$tmp/prefix/bin/fnprof" run -o "$tmp/run.prof" --quiet -- "$tmp/consumer/consumer" >/dev/null
 "$tmp/prefix/bin/fnprof" report "$tmp/run.prof" | grep -q "main.c:5(square)"
