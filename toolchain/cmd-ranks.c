@@ -64,29 +64,32 @@ struct row {
     double cost;
 };
 
+/* One rank: the files that name it, added together in their column of the table. */
 struct rank {
     long rank;
-    const char *path; /* the first file of the rank */
+    const char *path; /* its first file */
     size_t nfiles;
+    size_t col; /* its column of cum and tot */
 };
 
 struct ranks_cmd {
     struct fnp_profile keys; /* only its function table: the union of every file's keys */
-    struct rank *ranks;
+    struct rank *ranks;      /* sorted by rank once read */
     size_t nranks;
-    double *cum, *tot; /* [func * nranks + rank] */
-    unsigned __int128 *calls, *pcalls;
-    size_t cap; /* functions the arrays hold */
+    double *cum, *tot;                 /* [func * stride + column] */
+    unsigned __int128 *calls, *pcalls; /* per function, over every file */
+    size_t stride;                     /* columns: at most one per file */
+    size_t cap;                        /* functions the arrays hold */
 };
 
-/* The rank in p's metadata, or -1: a decimal below 2^31. */
-static long meta_rank(const struct fnp_profile *p)
+/* A decimal below 2^31 in p's metadata under key, or -1. */
+static long meta_number(const struct fnp_profile *p, const char *key)
 {
-    const char *v = fnp_profile_meta(p, "rank");
+    const char *v = fnp_profile_meta(p, key);
     if (!v || !*v || strlen(v) > 10 || strspn(v, "0123456789") != strlen(v))
         return -1;
-    long r = strtol(v, NULL, 10);
-    return r > 0x7fffffff ? -1 : r;
+    long long r = strtoll(v, NULL, 10);
+    return r > 0x7fffffff ? -1 : (long)r;
 }
 
 static int grow(struct ranks_cmd *c, size_t nfuncs)
@@ -96,59 +99,62 @@ static int grow(struct ranks_cmd *c, size_t nfuncs)
     size_t cap = c->cap ? c->cap : 256;
     while (cap < nfuncs)
         cap *= 2;
-    size_t old = c->cap * c->nranks, n = cap * c->nranks;
+    size_t old = c->cap * c->stride, n = cap * c->stride;
     double *cum = realloc(c->cum, n * sizeof(double));
     if (cum)
         c->cum = cum;
     double *tot = cum ? realloc(c->tot, n * sizeof(double)) : NULL;
     if (tot)
         c->tot = tot;
-    unsigned __int128 *calls = tot ? realloc(c->calls, n * sizeof(*calls)) : NULL;
+    unsigned __int128 *calls = tot ? realloc(c->calls, cap * sizeof(*calls)) : NULL;
     if (calls)
         c->calls = calls;
-    unsigned __int128 *pcalls = calls ? realloc(c->pcalls, n * sizeof(*pcalls)) : NULL;
+    unsigned __int128 *pcalls = calls ? realloc(c->pcalls, cap * sizeof(*pcalls)) : NULL;
     if (!pcalls)
         return -ENOMEM;
     c->pcalls = pcalls;
     memset(c->cum + old, 0, (n - old) * sizeof(double));
     memset(c->tot + old, 0, (n - old) * sizeof(double));
-    memset(c->calls + old, 0, (n - old) * sizeof(*calls));
-    memset(c->pcalls + old, 0, (n - old) * sizeof(*pcalls));
+    memset(c->calls + c->cap, 0, (cap - c->cap) * sizeof(*calls));
+    memset(c->pcalls + c->cap, 0, (cap - c->cap) * sizeof(*pcalls));
     c->cap = cap;
     return 0;
 }
 
-/* Adds file p's functions to rank r's column. */
-static int add_file(struct ranks_cmd *c, const struct fnp_profile *p, size_t r)
+/* Adds file p's functions to column col. */
+static int add_file(struct ranks_cmd *c, const struct fnp_profile *p, size_t col)
 {
     for (size_t i = 0; i < p->nfuncs; i++) {
         int64_t f = fnp_profile_func(&c->keys, &p->funcs[i].key);
         if (f < 0 || grow(c, c->keys.nfuncs))
             return -ENOMEM;
-        size_t at = (size_t)f * c->nranks + r;
+        size_t at = (size_t)f * c->stride + col;
         const struct fnp_stats *st = &p->funcs[i].st;
         c->cum[at] += st->cumtime;
         c->tot[at] += st->tottime;
-        c->calls[at] += st->ncalls;
-        c->pcalls[at] += st->pcalls;
+        c->calls[f] += st->ncalls;
+        c->pcalls[f] += st->pcalls;
     }
     return 0;
 }
 
+/* min, mean and max of one function's figures (its row at v) over the ranks. The mean as
+ * a sum of quotients: a sum of finite times near DBL_MAX would overflow. */
 static struct spread spread_of(const double *v, const struct rank *ranks, size_t n)
 {
-    struct spread s = {v[0], 0, v[0], ranks[0].rank};
-    double sum = 0;
+    struct spread s = {v[ranks[0].col], 0, v[ranks[0].col], ranks[0].rank};
     for (size_t r = 0; r < n; r++) {
-        sum += v[r];
-        if (v[r] < s.min)
-            s.min = v[r];
-        if (v[r] > s.max) {
-            s.max = v[r];
+        double x = v[ranks[r].col];
+        s.mean += x / (double)n;
+        if (x < s.min)
+            s.min = x;
+        if (x > s.max) {
+            s.max = x;
             s.max_rank = ranks[r].rank;
         }
     }
-    s.mean = sum / (double)n;
+    if (s.mean > s.max) /* rounding: the mean of equal figures */
+        s.mean = s.max;
     return s;
 }
 
@@ -189,6 +195,12 @@ static void put_function(FILE *out, const struct fnp_key *k)
     free(name);
 }
 
+/* A time in the table's 10 columns: microseconds, or 4 digits where it would not fit. */
+static void seconds(char *buf, size_t n, double v)
+{
+    snprintf(buf, n, v < 1e3 && v > -1e3 ? "%.6f" : "%.4g", v);
+}
+
 static void print_text(const struct ranks_cmd *c, const struct row *rows, size_t n, size_t shown,
                        size_t nfiles)
 {
@@ -207,10 +219,15 @@ static void print_text(const struct ranks_cmd *c, const struct row *rows, size_t
         if (r->imbalance < 0)
             snprintf(imb, sizeof(imb), "-");
         else
-            snprintf(imb, sizeof(imb), "%.2f", r->imbalance);
-        printf("%12s %10.6f %10.6f %10.6f %9s %10.6f %10.6f %10.6f %9s %9s %10.6f  ",
-               fnp_cli_u128(r->calls, calls, sizeof(calls)), r->cum.min, r->cum.mean, r->cum.max,
-               cat, r->tot.min, r->tot.mean, r->tot.max, tat, imb, r->cost);
+            snprintf(imb, sizeof(imb), r->imbalance < 1e6 ? "%.2f" : "%.3g", r->imbalance);
+        char t[8][32];
+        const double v[8] = {r->cum.min,  r->cum.mean, r->cum.max, r->tot.min,
+                             r->tot.mean, r->tot.max,  r->cost,    0};
+        for (int k = 0; k < 7; k++)
+            seconds(t[k], sizeof(t[k]), v[k]);
+        printf("%12s %10s %10s %10s %9s %10s %10s %10s %9s %9s %10s  ",
+               fnp_cli_u128(r->calls, calls, sizeof(calls)), t[0], t[1], t[2], cat, t[3], t[4],
+               t[5], tat, imb, t[6]);
         put_function(stdout, &c->keys.funcs[r->func].key);
         putchar('\n');
     }
@@ -267,7 +284,9 @@ static int print_json(const struct ranks_cmd *c, const struct row *rows, size_t 
         fnp_sink_puts(&s, "}");
     }
     fnp_sink_puts(&s, "\n]}\n");
-    return fnp_sink_flush(&s);
+    err = fnp_sink_flush(&s);
+    fnp_sink_free(&s);
+    return err;
 }
 
 static int rank_cmp(const void *a, const void *b)
@@ -276,66 +295,89 @@ static int rank_cmp(const void *a, const void *b)
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-/* Reads the files into c: their ranks first (sorted, files of a rank together), then each
- * file's functions into its rank's column. Returns 0, or -1 after a message. */
+/* The column of rank r, added if new. */
+static size_t column(struct ranks_cmd *c, long r, const char *path)
+{
+    for (size_t i = 0; i < c->nranks; i++)
+        if (c->ranks[i].rank == r) {
+            c->ranks[i].nfiles++;
+            return c->ranks[i].col;
+        }
+    c->ranks[c->nranks] = (struct rank){r, path, 1, c->nranks};
+    return c->nranks++;
+}
+
+/* Reads the files one at a time into c: each file's rank is its metadata's, a file without
+ * one is numbered after the highest rank the others name, in the order given. Returns 0,
+ * or -1 after a message. */
 static int load(struct ranks_cmd *c, char **files, size_t nfiles)
 {
-    struct fnp_profile *p = calloc(nfiles, sizeof(*p));
-    long *of = calloc(nfiles, sizeof(*of));
+    struct fnp_profile p;
+    struct stat *seen = calloc(nfiles, sizeof(*seen));
+    size_t *unranked = calloc(nfiles, sizeof(*unranked)), nunranked = 0;
     c->ranks = calloc(nfiles, sizeof(*c->ranks));
-    int rc = p && of && c->ranks ? 0 : -1, positional = 0;
+    c->stride = nfiles;
+    long top = -1, size = -1;
+    int rc = seen && unranked && c->ranks ? 0 : -1, sizes_differ = 0;
     if (rc)
         fnp_cli_error("ranks", "out of memory");
     for (size_t i = 0; i < nfiles && !rc; i++) {
-        fnp_profile_init(&p[i]);
-        if (fnp_cli_load("ranks", files[i], &p[i], NULL))
+        fnp_profile_init(&p);
+        if (fnp_cli_load("ranks", files[i], &p, &seen[i])) {
             rc = -1;
-        else if ((of[i] = meta_rank(&p[i])) < 0 && !positional) {
-            fnp_cli_error("ranks",
-                          "%s: no rank in its metadata: each file is taken as a rank, "
-                          "numbered by its position",
-                          files[i]);
-            positional = 1;
+            break;
         }
-    }
-    for (size_t i = 0; i < nfiles && !rc; i++) {
-        long r = positional ? (long)i : of[i];
-        size_t at = 0;
-        while (at < c->nranks && c->ranks[at].rank != r)
-            at++;
-        if (at == c->nranks)
-            c->ranks[c->nranks++] = (struct rank){r, files[i], 0};
-        c->ranks[at].nfiles++;
-    }
-    if (!rc)
-        qsort(c->ranks, c->nranks, sizeof(*c->ranks), rank_cmp);
-    for (size_t i = 0; i < nfiles && !rc; i++) {
-        long r = positional ? (long)i : of[i];
-        struct rank key = {r, NULL, 0};
-        const struct rank *at = bsearch(&key, c->ranks, c->nranks, sizeof(key), rank_cmp);
-        if (add_file(c, &p[i], (size_t)(at - c->ranks))) {
+        for (size_t j = 0; j < i && !rc; j++)
+            if (seen[j].st_dev == seen[i].st_dev && seen[j].st_ino == seen[i].st_ino) {
+                fnp_cli_error("ranks", "%s: given twice (also as %s): its calls would count twice",
+                              files[i], files[j]);
+                rc = -1;
+            }
+        long r = meta_number(&p, "rank"), sz = meta_number(&p, "size");
+        if (sz > 0) {
+            sizes_differ |= size > 0 && sz != size;
+            size = sz;
+        }
+        if (r > top)
+            top = r;
+        if (r < 0)
+            unranked[nunranked++] = i; /* numbered once every file is read */
+        if (!rc && add_file(c, &p, column(c, r >= 0 ? r : -1 - (long)i, files[i]))) {
             fnp_cli_error("ranks", "out of memory");
             rc = -1;
         }
+        fnp_profile_free(&p);
     }
-    for (size_t i = 0; p && i < nfiles; i++)
-        fnp_profile_free(&p[i]);
-    free(p);
-    free(of);
+    if (!rc && nunranked) {
+        long next = top + 1; /* the ranks are in the order of their first file */
+        for (size_t i = 0; i < c->nranks; i++)
+            if (c->ranks[i].rank < 0)
+                c->ranks[i].rank = next++;
+        fnp_cli_error("ranks",
+                      "%zu file%s without a rank in the metadata (first: %s): numbered from %ld "
+                      "in the order given",
+                      nunranked, nunranked == 1 ? "" : "s", files[unranked[0]], top + 1);
+    }
+    if (!rc) {
+        qsort(c->ranks, c->nranks, sizeof(*c->ranks), rank_cmp);
+        long first = c->ranks[0].rank, last = c->ranks[c->nranks - 1].rank;
+        if (sizes_differ)
+            fnp_cli_error("ranks", "note: the files come from runs of different sizes: are they "
+                                   "one run's?");
+        else if (size > 0 && !nunranked && (size_t)size != c->nranks)
+            fnp_cli_error("ranks",
+                          "note: %zu of the run's %ld ranks given: the figures are over "
+                          "these only",
+                          c->nranks, size);
+        else if (first != 0 || (size_t)last + 1 != c->nranks)
+            fnp_cli_error("ranks",
+                          "note: the ranks given are %ld-%ld with gaps: the figures are "
+                          "over these %zu only",
+                          first, last, c->nranks);
+    }
+    free(seen);
+    free(unranked);
     return rc;
-}
-
-/* Ranks other than 0..n-1: some files were not given (or a file's rank is another run's),
- * and the means are over the ranks given only. Said, not guessed at. */
-static void note_gaps(const struct ranks_cmd *c)
-{
-    long first = c->ranks[0].rank, last = c->ranks[c->nranks - 1].rank;
-    if (first == 0 && (size_t)last + 1 == c->nranks)
-        return;
-    fnp_cli_error("ranks",
-                  "note: the ranks given are not 0-%zu but %ld-%ld with gaps: the figures "
-                  "are over these %zu ranks only",
-                  c->nranks - 1, first, last, c->nranks);
 }
 
 int fnp_cmd_ranks(int argc, char **argv)
@@ -397,15 +439,12 @@ int fnp_cmd_ranks(int argc, char **argv)
         rc = FNP_EXIT_FAILURE;
     }
     if (rc == FNP_EXIT_OK) {
-        note_gaps(&cmd);
         for (size_t f = 0; f < n; f++) {
             struct row *r = &rows[f];
-            size_t at = f * cmd.nranks;
+            size_t at = f * cmd.stride;
             r->func = (uint32_t)f;
-            for (size_t k = 0; k < cmd.nranks; k++) {
-                r->calls += cmd.calls[at + k];
-                r->pcalls += cmd.pcalls[at + k];
-            }
+            r->calls = cmd.calls[f];
+            r->pcalls = cmd.pcalls[f];
             r->cum = spread_of(cmd.cum + at, cmd.ranks, cmd.nranks);
             r->tot = spread_of(cmd.tot + at, cmd.ranks, cmd.nranks);
             r->imbalance = r->cum.mean > 0 ? r->cum.max / r->cum.mean : -1;

@@ -26,9 +26,10 @@ def fail(msg):
     print("FAIL:", msg)
 
 
-def write(name, stats, rank=None):
+def write(name, stats, rank=None, size=None):
     path = os.path.join(WORK, name)
     meta = [("program", "/bin/app")] + ([("rank", str(rank))] if rank is not None else [])
+    meta += [("size", str(size))] if size is not None else []
     with open(path, "wb") as f:
         f.write(fnptree.encode(stats, None, meta=meta))
     return path
@@ -193,14 +194,46 @@ p = run("--json", *plain)
 got = json.loads(p.stdout)
 compare(got, expected({i: [rank_stats(i)] for i in range(3)}), "positional")
 notes = [ln for ln in p.stderr.splitlines() if ln.startswith("fnprof: ranks: ")]
-if len(notes) != 1 or "position" not in notes[0]:
+if len(notes) != 1 or "numbered from 0 in the order given" not in notes[0]:
     fail(f"positional ranks: one note wanted, got {p.stderr!r}")
 
 # 5. A gap: ranks 0, 1, 3 given; figures over those three, and a note.
 p = run("--json", files[1], files[3], files[2])
 compare(json.loads(p.stdout), expected({r: [rank_stats(r)] for r in (0, 1, 3)}), "gap")
-if "not 0-2" not in p.stderr:
+if "0-3 with gaps" not in p.stderr:
     fail(f"a gap in the ranks is not noted: {p.stderr!r}")
+
+# 5b. Mixed: the files with a rank keep it; the one without is numbered after the highest,
+# with a note.
+p = run("--json", files[2], write("norank.prof", rank_stats(1)), files[1])
+got = json.loads(p.stdout)
+compare(got, expected({3: [rank_stats(3)], 0: [rank_stats(0)], 4: [rank_stats(1)]}), "mixed")
+if "numbered from 4" not in p.stderr:
+    fail(f"mixed: the unranked file's number is not said: {p.stderr!r}")
+
+# 5c. The run's size says a rank is missing (rank 3 crashed): noted; sizes that differ too.
+sized = [write(f"sized.rank{r}", rank_stats(r), r, 4) for r in range(3)]
+p = run("--json", *sized)
+compare(json.loads(p.stdout), expected({r: [rank_stats(r)] for r in range(3)}), "sized")
+if "3 of the run's 4 ranks" not in p.stderr:
+    fail(f"a missing last rank is not noted: {p.stderr!r}")
+p = run(sized[0], write("other.rank1", rank_stats(1), 1, 8))
+if "different sizes" not in p.stderr:
+    fail(f"files of runs of different sizes are not noted: {p.stderr!r}")
+
+# 5d. The same file twice would count twice: refused.
+p = run(files[0], files[1], files[0], code=1)
+if p.stdout or "given twice" not in p.stderr:
+    fail(f"a file given twice: {p.stdout!r} {p.stderr!r}")
+
+# 5e. Times near the largest double: the mean stays finite, the table readable.
+huge = [write(f"huge.rank{r}", {WORK_FN: stat(1, 1e308, 1e308)}, r) for r in range(2)]
+got = json.loads(run("--json", *huge).stdout)["functions"][0]
+if got["cumtime"]["mean"] != 1e308 or got["cost"] != 0 or got["imbalance"] != 1:
+    fail(f"times near DBL_MAX: {got}")
+text = run(*huge).stdout.splitlines()[-1]
+if len(text) > 200:
+    fail(f"times near DBL_MAX make a row of {len(text)} characters")
 
 # 6. Bad input: one line, non-zero, nothing on stdout.
 bad = os.path.join(WORK, "bad.prof")
@@ -224,7 +257,7 @@ for trial in range(30):
         for k in rng.sample(keys, rng.randint(1, len(keys))):
             calls = rng.randint(1, 10**6)
             tt = rng.random() * 5
-            st[k] = (calls, calls - rng.randint(0, calls - 1) * rng.randint(0, 1), tt,
+            st[k] = (calls - rng.randint(0, calls - 1) * rng.randint(0, 1), calls, tt,
                      tt + rng.random() * 3, {})
         per[r] = [st]
         paths.append(write(f"rand{trial}.rank{r}", st, r))
