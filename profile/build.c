@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * From recorded addresses to a profile: where the runtime's exit dump and `fnprof
  * symbolize` (a raw snapshot written by a signal handler) meet. Each node's address is
@@ -271,8 +272,8 @@ static int keep_tree(struct fnp_profile *p, const struct fnp_raw *r,
         const uint32_t *hit = bsearch(&key, ids, u, sizeof(*ids), by_desc);
         t[i].thread = (uint32_t)(hit - ids); /* every root's thread is in ids */
     }
-    rc = fnp_tree_set(p, t, n, r->count_only ? FNP_TREE_CALLS : FNP_TREE_TIME,
-                      r->count_only ? 1.0 : r->tick_seconds, name_ptrs, u);
+    rc = fnp_tree_set_mem(p, t, r->mem, n, r->count_only ? FNP_TREE_CALLS : FNP_TREE_TIME,
+                          r->count_only ? 1.0 : r->tick_seconds, name_ptrs, u);
 out:
     free(t);
     free(ids);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A profile's file name from its template (PROF_OUTPUT, PROF_MEMORY, PROF_TRACE, fnprof
  * run -o), and the MPI rank a launcher gave the process. One rule for the runtime, which
@@ -12,47 +13,66 @@
  * The runtime appends ".<pid>" (a process below the one that owns the name) and
  * ".exec<n>" (an image after an exec) after these (runtime/env.c).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "profile.h"
 
-/* The variables each launcher sets in every rank's environment, the rank's first: Open
- * MPI's mpirun, PMIx (Open MPI 5, srun --mpi=pmix), MPICH's Hydra and Intel MPI, Slurm's
- * srun. Slurm's batch shell has SLURM_PROCID too, but no step task count: there the
- * size is the job's SLURM_NTASKS, often 1. */
-static const char *const launchers[][3] = {
-    {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", NULL},
-    {"PMIX_RANK", "OMPI_COMM_WORLD_SIZE", NULL},
-    {"PMI_RANK", "PMI_SIZE", NULL},
-    {"SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_NTASKS"},
+/* The variables each launcher sets in every rank's environment: the rank's, then where the
+ * size may be, then one that must be set too (or NULL). Open MPI's mpirun, PMIx (Open MPI
+ * 5, srun --mpi=pmix), MPICH's Hydra and Intel MPI, MVAPICH2, IBM's jsrun, HPE's PALS, and
+ * Slurm's srun. Slurm's batch shell and salloc's have SLURM_PROCID as well, for the one
+ * shell: only srun's tasks have SLURM_STEP_NUM_TASKS, so a serial program run from a batch
+ * script keeps its name. */
+static const char *const launchers[][4] = {
+    {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", NULL, NULL},
+    {"PMIX_RANK", "OMPI_COMM_WORLD_SIZE", "SLURM_STEP_NUM_TASKS", NULL},
+    {"PMI_RANK", "PMI_SIZE", NULL, NULL},
+    {"MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", NULL, NULL},
+    {"JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", NULL, NULL},
+    {"PALS_RANKID", NULL, NULL, NULL},
+    {"SLURM_PROCID", "SLURM_STEP_NUM_TASKS", NULL, "SLURM_STEP_NUM_TASKS"},
 };
 
 /* A decimal number below 2^31, whole; -1 for anything else. */
 static long number(const char *s)
 {
-    if (!s || *s < '0' || *s > '9')
+    if (!s || *s < '0' || *s > '9' || strlen(s) > 10)
         return -1;
     char *end;
-    long v = strtol(s, &end, 10);
-    return *end || v < 0 || v > 0x7fffffff ? -1 : v;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    return errno || *end || v > 0x7fffffff ? -1 : (long)v;
 }
 
 void fnp_launch_detect(struct fnp_launch *l, const char *(*get)(const char *name))
 {
-    l->rank = l->size = -1;
+    l->rank = l->size = l->source = -1;
     for (size_t i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++) {
         long rank = number(get(launchers[i][0]));
-        if (rank < 0)
+        if (rank < 0 || (launchers[i][3] && !get(launchers[i][3])))
             continue;
         l->rank = rank;
+        l->source = (int)i;
         for (size_t j = 1; j < 3 && launchers[i][j] && l->size < 0; j++)
             l->size = number(get(launchers[i][j]));
         if (l->size >= 0 && l->size <= rank)
             l->size = -1; /* contradicts the rank: not to be trusted */
         return;
     }
+}
+
+int fnp_outname_has(const char *in, char code)
+{
+    for (const char *s = in; *s; s++)
+        if (s[0] == '%' && s[1]) {
+            if (s[1] == code)
+                return 1;
+            s++; /* "%%p" is a percent sign, then p */
+        }
+    return 0;
 }
 
 /* Appends s (n bytes) to the growing string *buf; -1 when out of memory. */
@@ -77,7 +97,7 @@ char *fnp_outname(const char *in, const struct fnp_outname_vars *v)
     char *out = NULL, num[48];
     size_t len = 0, cap = 0;
     int has_rank = 0, has_cycle = 0, rc = put(&out, &len, &cap, "", 0);
-    for (const char *s = in; *s && !rc; s++) {
+    for (const char *s = in; *s && !rc;) {
         const char *text = num;
         size_t n;
         switch (s[0] == '%' ? s[1] : 0) {
@@ -100,14 +120,12 @@ char *fnp_outname(const char *in, const struct fnp_outname_vars *v)
             text = "%";
             n = 1;
             break;
-        default: /* text, or a % that starts no code: kept as written */
-            text = s;
-            n = 1;
-            s--; /* the code's letter, skipped below, is the next character */
-            break;
+        default: /* text, or a % that starts no code: one character, as written */
+            rc = put(&out, &len, &cap, s++, 1);
+            continue;
         }
-        s++;
         rc = put(&out, &len, &cap, text, n);
+        s += 2;
     }
     if (!rc && !has_rank && v->launch.rank >= 0 && v->launch.size != 1) {
         int n = snprintf(num, sizeof(num), ".rank%ld", v->launch.rank);

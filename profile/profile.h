@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * profile/: the cProfile model and the writers.
  *
@@ -76,6 +77,10 @@ struct fnp_profile {
      * (fnprof_add_metadata). Kept in the tree's trailer (docs/tree-format.md). */
     struct fnp_meta *meta;
     size_t nmeta;
+    /* A memory profile's columns (PROF_MEMORY, docs/memory.md): NULL, or one entry per
+     * tree node, p->mem[i] for p->tree[i]. The tree's ticks are then bytes (tick_seconds
+     * 1): a node's own ticks are the bytes allocated in that context. */
+    struct fnp_mem_node *mem;
 };
 
 struct fnp_meta {
@@ -101,6 +106,15 @@ struct fnp_tree_node {
     int64_t back;    /* see struct fnp_raw_node */
     uint32_t flags;  /* FNP_OPEN_*: see struct fnp_raw_node */
     uint32_t thread; /* the thread it ran on (fnp_profile.threads); the model ignores it */
+};
+
+/* The memory columns of one calling context, beside its bytes (the node's own ticks).
+ * Blocks live at the end are allocs - frees, and their bytes own ticks - freed. */
+struct fnp_mem_node {
+    uint64_t allocs; /* blocks allocated in this context (realloc counts one) */
+    uint64_t frees;  /* of those, the blocks freed (by any thread; realloc frees the old) */
+    uint64_t freed;  /* their bytes */
+    uint64_t peak;   /* the most bytes of this context's blocks live at one time */
 };
 
 /* A node whose calls were made on other paths than its own (merged beyond the node cap)
@@ -158,9 +172,17 @@ int fnp_array_grow(void **arr, size_t *cap, size_t need, size_t size);
  */
 int fnp_tree_set(struct fnp_profile *p, const struct fnp_tree_node *nodes, size_t n, uint32_t kind,
                  double tick_seconds, const char *const *threads, size_t nthreads);
+/* fnp_tree_set with memory columns: mem[i] belongs to nodes[i] (mem NULL: none, as
+ * fnp_tree_set). Merged siblings add their columns, but for peak, the larger of the two
+ * (a bound from below: the two need not have peaked at once). */
+int fnp_tree_set_mem(struct fnp_profile *p, const struct fnp_tree_node *nodes,
+                     const struct fnp_mem_node *mem, size_t n, uint32_t kind, double tick_seconds,
+                     const char *const *threads, size_t nthreads);
 
 /* Adds b's tree to a's, path by path (a path is the sequence of function keys from a
  * root, and the root's thread index): the tree of the profile pstats.Stats.add makes.
+ * Memory columns add up when both trees have them (or one of them is empty); a memory
+ * tree and a timing tree do not add: the sum has no tree.
  * b's ticks are rescaled to a's tick_seconds when they differ (two runs' clocks), to the
  * nearest tick. map[i] is a's index of b's function i. b's metadata pairs whose keys a
  * lacks are added after a's (a's values win), up to FNP_TREE_MAX_META pairs, tree or
@@ -199,13 +221,16 @@ int fnp_tree_from_edges(struct fnp_profile *p, double min_share, size_t max_node
  * so the file stays what cProfile writes. docs/tree-format.md describes the layout:
  *   "FNPTREE\n", u32 version, u32 kind, u32 nfuncs, u32 dict_crc, u64 body_len,
  *   u32 body_crc, f64 tick_seconds, then body_len bytes of LEB128 numbers: metadata
- *   (version 2: key/value pairs), threads (names), nodes.
+ *   (version 2: key/value pairs), threads (names), nodes, memory rows (version 3).
  * Functions are named by their position in the dict, so the tree adds O(nodes) bytes.
  * A profile with metadata but no tree writes a trailer of kind FNP_TREE_NONE: the
  * metadata, no thread, no node.
  */
 #define FNP_TREE_MAGIC "FNPTREE\n"
-#define FNP_TREE_VERSION 2 /* written; readers also take version 1, without metadata */
+#define FNP_TREE_VERSION 3 /* readers take 1 (no metadata), 2 and 3 (memory columns) */
+/* The version a profile is written in: the lowest that holds it, so that a timing profile
+ * stays readable by an fnprof that knows version 2. */
+#define FNP_TREE_VERSION_OF(p) ((p)->mem ? 3u : 2u)
 #define FNP_TREE_HEADER 44
 /* Bounds a reader enforces beyond the input's own length. */
 #define FNP_TREE_MAX_THREADS (1u << 20)
@@ -301,6 +326,8 @@ struct fnp_raw {
     int count_only;     /* no timestamps were taken: ticks are rebuilt from call counts */
     uint64_t merged;    /* calls merged beyond the node cap ... */
     uint64_t max_nodes; /* ... PROF_MAX_NODES: both in a label function when merged */
+    const struct fnp_mem_node *mem; /* NULL, or a memory profile's columns, mem[i] for
+                                       nodes[i] (ticks are then bytes, tick_seconds 1) */
 };
 
 /*
@@ -595,9 +622,11 @@ int fnp_pstats_read(struct fnp_profile *p, const void *data, size_t len, char *w
 
 /* ---- outname.c: a profile's file name from its template ------------------------------ */
 
-/* The MPI rank and world size a launcher gave this process; -1 each when unknown. */
+/* The MPI rank and world size a launcher gave this process; -1 each when unknown. source:
+ * which launcher's variables gave them (an index of outname.c's table), -1 for none. */
 struct fnp_launch {
     long rank, size;
+    int source;
 };
 
 /* Reads the launcher variables (mpirun, PMIx, Hydra, srun) through get (secure_getenv in
@@ -615,5 +644,7 @@ struct fnp_outname_vars {
  * the template has no %r and %n for them (outname.c has the rule). Malloc'd; NULL when out
  * of memory. */
 char *fnp_outname(const char *in, const struct fnp_outname_vars *v);
+/* Whether the template uses the code (%p: 'p'), "%%" being no code. */
+int fnp_outname_has(const char *in, char code);
 
 #endif

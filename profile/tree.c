@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The calling-context tree a profile keeps: the forest the runtime recorded, named, so that
  * views draw the paths that were taken rather than paths guessed from caller edges.
@@ -17,6 +18,8 @@
 void fnp_tree_clear(struct fnp_profile *p)
 {
     free(p->tree);
+    free(p->mem);
+    p->mem = NULL;
     for (size_t i = 0; i < p->nthreads; i++)
         free(p->threads[i]);
     free(p->threads);
@@ -45,12 +48,25 @@ static int by_thread_func(const void *a, const void *b, void *nodes_)
     return x->flags < y->flags ? -1 : x->flags > y->flags;
 }
 
+/* Adds the memory columns of a node merged into another. */
+static void add_mem(struct fnp_mem_node *to, const struct fnp_mem_node *from)
+{
+    /* Sums wrap rather than overflow, as the ticks do. */
+    to->allocs += from->allocs;
+    to->frees += from->frees;
+    to->freed += from->freed;
+    if (from->peak > to->peak)
+        to->peak = from->peak;
+}
+
 /*
- * in[0, n) (parents first) -> *out in canonical form. Merging same-keyed siblings is done
- * top-down, so that their children meet under one parent and merge in turn.
+ * in[0, n) (parents first) -> *out in canonical form, and mem_in (NULL: none) -> *mem_out
+ * alongside. Merging same-keyed siblings is done top-down, so that their children meet
+ * under one parent and merge in turn.
  */
-static int canonical(const struct fnp_tree_node *in, size_t n, size_t nfuncs, size_t nthreads,
-                     struct fnp_tree_node **out, size_t *nout)
+static int canonical(const struct fnp_tree_node *in, const struct fnp_mem_node *mem_in, size_t n,
+                     size_t nfuncs, size_t nthreads, struct fnp_tree_node **out,
+                     struct fnp_mem_node **mem_out, size_t *nout)
 {
     int rc = -ENOMEM;
     size_t cap = 16;
@@ -61,7 +77,8 @@ static int canonical(const struct fnp_tree_node *in, size_t n, size_t nfuncs, si
     struct fnp_tree_node *m = malloc((n ? n : 1) * sizeof(*m));
     uint32_t *start = NULL, *kids = NULL, *stack = NULL, *newidx = NULL;
     struct fnp_tree_node *o = NULL;
-    if (!idx || !slots || !m)
+    struct fnp_mem_node *mm = mem_in ? calloc(n ? n : 1, sizeof(*mm)) : NULL, *om = NULL;
+    if (!idx || !slots || !m || (mem_in && !mm))
         goto out;
     memset(slots, 0xff, cap * sizeof(*slots));
     size_t nm = 0;
@@ -93,6 +110,8 @@ static int canonical(const struct fnp_tree_node *in, size_t n, size_t nfuncs, si
         t->ncalls += nd->ncalls;
         t->ticks += nd->ticks;
         t->back = (int64_t)((uint64_t)t->back + (uint64_t)nd->back);
+        if (mm)
+            add_mem(&mm[slots[j]], &mem_in[i]);
         idx[i] = slots[j];
     }
     rc = -ENOMEM;
@@ -102,7 +121,8 @@ static int canonical(const struct fnp_tree_node *in, size_t n, size_t nfuncs, si
     stack = malloc((nm ? nm : 1) * sizeof(*stack));
     newidx = malloc((nm ? nm : 1) * sizeof(*newidx));
     o = malloc((nm ? nm : 1) * sizeof(*o));
-    if (!start || !kids || !stack || !newidx || !o)
+    om = mm ? malloc((nm ? nm : 1) * sizeof(*om)) : NULL;
+    if (!start || !kids || !stack || !newidx || !o || (mm && !om))
         goto out;
     for (size_t k = 0; k < nm; k++)
         start[(m[k].parent == FNP_NO_PARENT ? nm : m[k].parent) + 1]++;
@@ -126,15 +146,21 @@ static int canonical(const struct fnp_tree_node *in, size_t n, size_t nfuncs, si
         newidx[k] = (uint32_t)no;
         o[no] = m[k];
         o[no].parent = m[k].parent == FNP_NO_PARENT ? FNP_NO_PARENT : newidx[m[k].parent];
+        if (om)
+            om[no] = mm[k];
         no++;
         for (size_t c = start[k + 1]; c-- > start[k];)
             stack[sp++] = kids[c];
     }
     *out = o;
+    *mem_out = om;
     *nout = no;
     o = NULL;
+    om = NULL;
     rc = 0;
 out:
+    free(mm);
+    free(om);
     free(idx);
     free(slots);
     free(m);
@@ -167,18 +193,28 @@ static int copy_threads(char ***dst, const char *const *names, size_t n)
 int fnp_tree_set(struct fnp_profile *p, const struct fnp_tree_node *nodes, size_t n, uint32_t kind,
                  double tick_seconds, const char *const *threads, size_t nthreads)
 {
+    return fnp_tree_set_mem(p, nodes, NULL, n, kind, tick_seconds, threads, nthreads);
+}
+
+int fnp_tree_set_mem(struct fnp_profile *p, const struct fnp_tree_node *nodes,
+                     const struct fnp_mem_node *mem, size_t n, uint32_t kind, double tick_seconds,
+                     const char *const *threads, size_t nthreads)
+{
     struct fnp_tree_node *t;
+    struct fnp_mem_node *tm;
     size_t nt;
     char **names;
-    int rc = canonical(nodes, n, p->nfuncs, nthreads, &t, &nt);
+    int rc = canonical(nodes, mem, n, p->nfuncs, nthreads, &t, &tm, &nt);
     if (rc)
         return rc;
     if (copy_threads(&names, threads, nthreads)) {
         free(t);
+        free(tm);
         return -ENOMEM;
     }
     fnp_tree_clear(p);
     p->tree = t;
+    p->mem = tm;
     p->ntree = p->tree_cap = nt;
     p->threads = names;
     p->nthreads = nthreads;
@@ -210,7 +246,10 @@ int fnp_tree_merge(struct fnp_profile *a, const struct fnp_profile *b, const uin
         return err;
     if (a->tree_kind == FNP_TREE_NONE)
         return 0;
-    if (b->tree_kind != a->tree_kind) {
+    /* A tree of bytes (memory columns) and one of time do not add; an empty tree (the
+     * first input of a merge) takes the other's kind. */
+    int mem = (a->mem || !a->ntree) && (b->mem || !b->ntree) && (a->mem || b->mem);
+    if (b->tree_kind != a->tree_kind || (!mem && (a->mem || b->mem))) {
         fnp_tree_clear(a);
         return 0;
     }
@@ -218,9 +257,14 @@ int fnp_tree_merge(struct fnp_profile *a, const struct fnp_profile *b, const uin
     size_t nthreads = a->nthreads > b->nthreads ? a->nthreads : b->nthreads;
     struct fnp_tree_node *all = malloc((n ? n : 1) * sizeof(*all));
     const char **names = malloc((nthreads ? nthreads : 1) * sizeof(*names));
+    struct fnp_mem_node *all_mem = mem ? calloc(n ? n : 1, sizeof(*all_mem)) : NULL;
     int rc = -ENOMEM;
-    if (all && names) {
+    if (all && names && (!mem || all_mem)) {
         memcpy(all, a->tree, a->ntree * sizeof(*all));
+        if (a->mem)
+            memcpy(all_mem, a->mem, a->ntree * sizeof(*all_mem));
+        if (b->mem)
+            memcpy(all_mem + a->ntree, b->mem, b->ntree * sizeof(*all_mem));
         double scale = a->tick_seconds > 0 ? b->tick_seconds / a->tick_seconds : 1;
         for (size_t i = 0; i < b->ntree; i++) {
             struct fnp_tree_node *t = &all[a->ntree + i];
@@ -236,11 +280,12 @@ int fnp_tree_merge(struct fnp_profile *a, const struct fnp_profile *b, const uin
         }
         for (size_t i = 0; i < nthreads; i++)
             names[i] = i < a->nthreads ? a->threads[i] : b->threads[i];
-        rc = fnp_tree_set(a, all, n, a->tree_kind, a->tick_seconds, names, nthreads);
+        rc = fnp_tree_set_mem(a, all, all_mem, n, a->tree_kind, a->tick_seconds, names, nthreads);
     }
     if (rc)
         fnp_tree_clear(a);
     free(all);
+    free(all_mem);
     free(names);
     return rc;
 }

@@ -1,9 +1,11 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reads the tree's trailer (tree_write.c, docs/tree-format.md). The bytes are hostile: every
  * number is bounded by what is left of the input before anything is allocated for it, a
  * node may only name a parent before it, a function of the dict and a thread of the
  * table; the checksums catch a trailer damaged, cut short or glued to another dict.
- * Versions 1 and 2 are read: 2 adds the run's metadata at the start of the body.
+ * Versions 1 to 3 are read: 2 adds the run's metadata at the start of the body, 3 a memory
+ * profile's columns after the nodes.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -216,6 +218,36 @@ static int read_node(struct reader *r, size_t i, size_t nkeys, size_t nthreads,
     return 0;
 }
 
+/* Version 3's memory columns: a count, 0 (a timing tree) or one row per node, each row
+ * allocs, frees, freed, peak; *mem stays NULL for 0. A row cannot free more blocks than it
+ * allocated. */
+static int read_mem(struct reader *r, size_t n, struct fnp_mem_node **mem)
+{
+    size_t rows = 0;
+    int rc = get_count(r, 4, FNP_TREE_MAX_NODES, "memory rows", &rows);
+    if (rc || rows == 0)
+        return rc;
+    if (rows != n)
+        return bad(r, "%zu memory rows for %zu nodes", rows, n);
+    *mem = malloc(rows * sizeof(**mem));
+    if (!*mem)
+        return -ENOMEM;
+    for (size_t i = 0; i < rows && !rc; i++) {
+        struct fnp_mem_node *m = &(*mem)[i];
+        rc = get_uleb(r, &m->allocs);
+        if (!rc)
+            rc = get_uleb(r, &m->frees);
+        if (!rc)
+            rc = get_uleb(r, &m->freed);
+        if (!rc)
+            rc = get_uleb(r, &m->peak);
+        if (!rc && m->frees > m->allocs)
+            rc = bad(r, "node %zu frees %llu blocks of %llu allocated", i,
+                     (unsigned long long)m->frees, (unsigned long long)m->allocs);
+    }
+    return rc;
+}
+
 int fnp_tree_read(struct fnp_profile *p, size_t nkeys, const unsigned char *dict, size_t dict_len,
                   const unsigned char *data, size_t len, char *why, size_t whylen)
 {
@@ -263,6 +295,7 @@ int fnp_tree_read(struct fnp_profile *p, size_t nkeys, const unsigned char *dict
     char **names = NULL;
     size_t nmeta = 0, nthreads = 0, n = 0;
     struct fnp_tree_node *nodes = NULL;
+    struct fnp_mem_node *mem = NULL;
     int rc = version >= 2 ? read_meta(&r, &meta, &nmeta) : 0;
     if (!rc)
         rc = read_threads(&r, &names, &nthreads);
@@ -277,12 +310,14 @@ int fnp_tree_read(struct fnp_profile *p, size_t nkeys, const unsigned char *dict
     }
     for (size_t i = 0; i < n && !rc; i++)
         rc = read_node(&r, i, nkeys, nthreads, &nodes[i]);
+    if (!rc && version >= 3)
+        rc = read_mem(&r, n, &mem);
     if (!rc && r.pos != r.len)
         rc = bad(&r, "%zu bytes after the last node", r.len - r.pos);
     if (!rc && kind != FNP_TREE_NONE) {
         /* Checked node by node above, so only memory can fail here. */
-        rc = fnp_tree_set(p, nodes, n, (uint32_t)kind, tick_seconds, (const char *const *)names,
-                          nthreads);
+        rc = fnp_tree_set_mem(p, nodes, mem, n, (uint32_t)kind, tick_seconds,
+                              (const char *const *)names, nthreads);
         if (rc == -EINVAL)
             bad(&r, "malformed");
     }
@@ -300,5 +335,6 @@ int fnp_tree_read(struct fnp_profile *p, size_t nkeys, const unsigned char *dict
         free(names[i]);
     free(names);
     free(nodes);
+    free(mem);
     return rc;
 }

@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The tree's trailer (docs/tree-format.md), written after the pstats dict: a fixed header
  * that checksums the dict it belongs to and the body, then the body in LEB128 numbers, the
  * varint of DWARF and protobuf: most counts fit in one or two bytes. The body starts with
- * the run's metadata, so a profile whose tree was lost (merged with CPython's) keeps it.
+ * the run's metadata, so a profile whose tree was lost (merged with CPython's) keeps it; a
+ * memory profile's columns follow the nodes (version 3).
  */
 #include <errno.h>
 #include <string.h>
@@ -117,6 +119,16 @@ static void write_body(const struct fnp_profile *p, struct fnp_sink *b)
         put_sleb(b, n->back);
         put_uleb(b, n->flags);
     }
+    if (!p->mem)
+        return;
+    /* Version 3: the memory columns, one row per node in the nodes' order. */
+    put_uleb(b, p->ntree);
+    for (size_t i = 0; i < p->ntree; i++) {
+        put_uleb(b, p->mem[i].allocs);
+        put_uleb(b, p->mem[i].frees);
+        put_uleb(b, p->mem[i].freed);
+        put_uleb(b, p->mem[i].peak);
+    }
 }
 
 int fnp_profile_write_fn(struct fnp_sink *s, void *profile)
@@ -142,7 +154,7 @@ int fnp_profile_write(const struct fnp_profile *p, struct fnp_sink *s)
     }
     unsigned char h[FNP_TREE_HEADER];
     memcpy(h, FNP_TREE_MAGIC, 8);
-    put_le(h + 8, FNP_TREE_VERSION, 4);
+    put_le(h + 8, FNP_TREE_VERSION_OF(p), 4);
     put_le(h + 12, p->tree_kind, 4);
     put_le(h + 16, p->nfuncs, 4);
     put_le(h + 20, dict_crc, 4);

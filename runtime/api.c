@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The public calls of include/fnprof.h. */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@ FNPROF_API const char *fnprof_version(void)
     return FNPROF_VERSION_STRING;
 }
 
-FNPROF_API int fnprof_dump(const char *path)
+static int dump(const char *path)
 {
     if (path)
         return fnp_control_dump(path, 1);
@@ -19,6 +20,14 @@ FNPROF_API int fnprof_dump(const char *path)
         return fnp_config.output ? -ENOMEM : -EINVAL;
     int rc = fnp_control_dump(out, 1);
     free(out);
+    return rc;
+}
+
+FNPROF_API int fnprof_dump(const char *path)
+{
+    fnp_mem_hold(); /* fnprof's allocations are not the program's (memory.c) */
+    int rc = dump(path);
+    fnp_mem_release();
     return rc;
 }
 
@@ -34,10 +43,14 @@ FNPROF_API void fnprof_resume(void)
 
 FNPROF_API void fnprof_step(void)
 {
+    fnp_mem_hold(); /* a cycle's dump, its file name */
     fnp_control_step();
+    fnp_mem_release();
 }
 
 FNPROF_API void fnprof_reset(void)
 {
+    fnp_mem_hold();
     fnp_control_reset();
+    fnp_mem_release();
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Load, exit and on-demand dumps: the one runtime file that calls the stages below it
  * (snapshot -> symbolizer -> profile model -> pstats writer).
@@ -7,7 +8,9 @@
  * their calls are in the profile; glibc runs library destructors with the loader lock
  * released, so loading the symbolizer there is safe.
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,10 +63,12 @@ int fnp_dump_build(struct fnp_profile *prof, struct fnp_raw *raw)
         int named = fnp_symload_get(&api) == 0;
         api.warn = warn_line;
         raw->mods = mods;
-        raw->regions = fnp_regions(&raw->nregions);
+        if (!raw->regions) /* the memory dump brings its own list (memory_dump.c) */
+            raw->regions = fnp_regions(&raw->nregions);
         rc = fnp_profile_build(prof, raw, named ? &api : NULL);
         raw->mods = NULL;
-        if (!rc && named)
+        /* once per run: a memory profile beside a timing one leaves it to that one */
+        if (!rc && named && !(raw->mem && fnp_config.output))
             fnp_coverage_note(prof, &map, &api);
     }
     free(mods);
@@ -71,7 +76,18 @@ int fnp_dump_build(struct fnp_profile *prof, struct fnp_raw *raw)
     return rc;
 }
 
+static int dump(const char *path, struct fnp_dump_opts *o);
+
+/* The dump's allocations are fnprof's, not the program's (memory.c). */
 int fnp_dump(const char *path, struct fnp_dump_opts *o)
+{
+    fnp_mem_hold();
+    int rc = dump(path, o);
+    fnp_mem_release();
+    return rc;
+}
+
+static int dump(const char *path, struct fnp_dump_opts *o)
 {
     int quiet = o->quiet;
     uint64_t now = fnp_clock_now();
@@ -88,10 +104,26 @@ int fnp_dump(const char *path, struct fnp_dump_opts *o)
     if (snap.n == 0) {
         if (o->since)
             fnp_log("no call was recorded since the last reset; %s not written", path);
-        else
-            fnp_log("no instrumented call was recorded (is the program built with "
-                    "-finstrument-functions?); %s not written",
-                    path);
+        else {
+            /* The hooks the program's calls reach may be another library's: libc's empty
+             * pair wins the lookup when libfnprof.so came in after libc, as the dependency
+             * of libfnprof-mpi.so preloaded alone (docs/mpi.md). Linked into the program
+             * (libfnprof.a, the first link map), the program's calls bind to ours. */
+            Dl_info hook, self;
+            struct link_map *own = NULL;
+            void *enter = dlsym(RTLD_DEFAULT, "__cyg_profile_func_enter");
+            if (enter && dladdr(enter, &hook) && hook.dli_fname &&
+                dladdr1((void *)fnp_dump, &self, (void **)&own, RTLD_DL_LINKMAP) && own &&
+                own->l_prev && hook.dli_fbase != self.dli_fbase)
+                fnp_log("no instrumented call was recorded: the program's calls reach the "
+                        "hooks of %s, not fnprof's; preload libfnprof.so (LD_PRELOAD=%s) or "
+                        "link -lfnprof; %s not written",
+                        hook.dli_fname, self.dli_fname, path);
+            else
+                fnp_log("no instrumented call was recorded (is the program built with "
+                        "-finstrument-functions?); %s not written",
+                        path);
+        }
         rc = -ENODATA;
         goto out;
     }
@@ -165,26 +197,35 @@ __attribute__((constructor)) static void fnp_load(void)
         fnp_log("PROF_OUTPUT: cannot resolve the path: %s", strerror(errno));
         return;
     }
-    if (!fnp_config.output)
+    /* PROF_MEMORY alone records the calls too (the memory profile is their tree), counted
+     * only: no timing file is written, so no timestamp is taken (peek.c picks the counting
+     * hooks for it). */
+    int memory = fnp_config.memory && fnp_mem_init() == 0;
+    if (!fnp_config.output && !memory)
         return;
-    fnp_clock_init(fnp_config.timer);
+    fnp_clock_init(fnp_config.output ? fnp_config.timer : "none");
     fnp_meta_init();
     fnp_symload_init();
-    fnp_signals_init(fnp_symload_tool());
+    if (fnp_config.output)
+        fnp_signals_init(fnp_symload_tool());
     if (fnp_config.filter && *fnp_config.filter)
         fnp_exclude_init(fnp_config.filter);
     uint64_t modes = FNP_ON | fnp_clock_mode();
-    if (fnp_config.trace && fnp_trace_init() == 0)
+    if (fnp_config.output && fnp_config.trace && fnp_trace_init() == 0)
         modes |= FNP_ON_TRACE;
     fnp_control_init(modes);
     fnp_control_atfork();
     pthread_atfork(NULL, NULL, fnp_forked_child);
-    if (fnp_config.dump_signal && *fnp_config.dump_signal)
+    if (fnp_config.output && fnp_config.dump_signal && *fnp_config.dump_signal)
         fnp_dumpsig_init();
     __atomic_store_n(&fnp_recording, fnp_control_modes(), __ATOMIC_RELEASE);
 }
 
 __attribute__((destructor)) static void fnp_unload(void)
 {
-    fnp_control_exit();
+    if (fnp_config.output)
+        fnp_control_exit(); /* stops recording */
+    else
+        __atomic_store_n(&fnp_recording, 0, __ATOMIC_RELEASE);
+    fnp_mem_dump();
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Every environment variable fnprof reads, read once when the library loads, through
  * secure_getenv so that a setuid or setgid program ignores them all.
@@ -24,14 +25,18 @@
  *                so far is written to PROF_OUTPUT and the program goes on (dumpsig.c).
  *   PROF_TRACE   also write a Chrome trace of every call to this path (docs/trace.md).
  *   PROF_TRACE_EVENTS  calls the trace keeps at most (default 1000000, 24 bytes each).
- *   PROF_OWNER   set by fnprof itself, not by users: "<pid>:<absolute PROF_OUTPUT>" of the
- *                process that writes PROF_OUTPUT as named. It is inherited by every process
- *                started below that one (fork, exec, system, posix_spawn), and those write
- *                PROF_OUTPUT.<pid> instead, so no process overwrites another's profile.
- *                A PROF_OUTPUT with %p names every process's file already.
- *   PROF_EXEC    set by fnprof for the image an exec starts, after the image before it
- *                wrote its profile: "<pid>:<n>". In that same process, the n-th image
- *                appends ".exec<n>" to its file name (runtime/exec.c).
+ *   PROF_MEMORY  also (or only) write a memory profile to this path: every allocation
+ *                attributed to its calling context (runtime/memory.c, docs/memory.md).
+ *                Set alone, the calls are recorded for it and no timing file is written.
+ *                The same rules as PROF_OUTPUT's for the path; libfnprof.so only.
+ *   PROF_OWNER   set by fnprof itself, not by users: "<pid>:<launcher>:<rank>:<absolute
+ *                PROF_OUTPUT>" of the process that writes PROF_OUTPUT as named (launcher
+ *                and rank -1 outside one). It is inherited by every process started below that one
+ * (fork, exec, system, posix_spawn), and those of the same rank write PROF_OUTPUT.<pid> instead, so
+ * no process overwrites another's profile. A PROF_OUTPUT with %p names every process's file
+ * already. PROF_EXEC    set by fnprof for the image an exec starts, after the image before it wrote
+ * its profile: "<pid>:<n>". In that same process, the n-th image appends ".exec<n>" to its file
+ * name (runtime/exec.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -96,25 +101,39 @@ int fnp_env_load(void)
     const char *exec_colon = exec_mark ? strchr(exec_mark, ':') : NULL;
     if (exec_colon && atoi(exec_mark) == fnp_config.pid && atoi(exec_colon + 1) > 0)
         fnp_config.image = atoi(exec_colon + 1);
-    if (!out || !*out)
-        return 0;
-    if (!(fnp_config.output = absolute(out)))
+    const char *memory = secure_getenv("PROF_MEMORY");
+    if (memory && *memory && !(fnp_config.memory = absolute(memory)))
         return -errno;
+    if ((!out || !*out) && !fnp_config.memory)
+        return 0;
+    if (out && *out && !(fnp_config.output = absolute(out)))
+        return -errno;
+    /* The path whose owner the other processes of the run defer to (PROF_OWNER). */
+    const char *owned = fnp_config.output ? fnp_config.output : fnp_config.memory;
     const char *trace = secure_getenv("PROF_TRACE");
     if (trace && *trace && !(fnp_config.trace = absolute(trace)))
         return -errno;
-    fnp_config.has_pid = strstr(fnp_config.output, "%p") != NULL;
 
-    char *mark;
-    if (asprintf(&mark, "%d:%s", (int)getpid(), fnp_config.output) < 0)
+    /* The mark names the file this process would write. A process below the owner whose
+     * name would be the same is one of its children, and appends its pid; one whose name
+     * differs owns that name (a %p in it; the ranks a launcher started below a profiled
+     * process, each named by its rank). */
+    char host[256] = "", *mine, *mark = NULL;
+    if (gethostname(host, sizeof(host) - 1) != 0)
+        host[0] = 0;
+    struct fnp_outname_vars v = {.pid = (long)getpid(), .launch = fnp_config.launch, .host = host};
+    if (!(mine = fnp_outname(owned, &v)) || asprintf(&mark, "%d:%s", (int)getpid(), mine) < 0) {
+        free(mine);
         return 0;
+    }
     const char *owner = secure_getenv("PROF_OWNER");
     const char *colon = owner ? strchr(owner, ':') : NULL;
-    if (colon && strcmp(colon + 1, fnp_config.output) == 0 && atoi(owner) != (int)getpid())
+    if (colon && strcmp(colon + 1, mine) == 0 && atoi(owner) != (int)getpid())
         fnp_config.child = 1; /* someone above us writes this path */
     else
         setenv("PROF_OWNER", mark, 1);
     free(mark);
+    free(mine);
     return 0;
 }
 
@@ -145,7 +164,7 @@ char *fnp_env_path(const char *in, uint64_t cycle)
     char *out = fnp_outname(in, &v);
     if (!out)
         return NULL;
-    if (fnp_config.child && !strstr(in, "%p") &&
+    if (fnp_config.child && !fnp_outname_has(in, 'p') &&
         append(&out, "%s.%llu", (unsigned long long)getpid()))
         return NULL;
     if (fnp_config.image > 0 && append(&out, "%s.exec%llu", (unsigned long long)fnp_config.image))

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The run's metadata (fnprof_add_metadata and what fnprof knows itself), kept in the
  * profile's trailer and shown by the report, the HTML view and the trace.
@@ -36,6 +37,7 @@ FNPROF_API int fnprof_add_metadata(const char *key, const char *value)
         strlen(value) > FNP_TREE_MAX_META_VALUE)
         return -EINVAL;
     int rc = 0;
+    fnp_mem_hold(); /* fnprof's own copies: not the program's allocations */
     pthread_mutex_lock(&lock);
     size_t i = 0;
     while (i < npairs && strcmp(pairs[i].key, key) != 0)
@@ -60,6 +62,7 @@ FNPROF_API int fnprof_add_metadata(const char *key, const char *value)
     pthread_mutex_unlock(&lock);
     free(k);
     free(v);
+    fnp_mem_release();
     return rc;
 }
 

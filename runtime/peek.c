@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Whether PROF_OUTPUT is set, asked before anything else in the process runs: by the
  * hooks' ifunc resolvers (hooks.c), which the dynamic loader calls while it relocates the
@@ -47,6 +48,8 @@ static FNP_EARLY void judge(const char *head, long len, int *seen)
         *seen |= FNP_PEEK_TRACE;
     if (IS("PROF_FILTER=", 0))
         *seen |= FNP_PEEK_FILTER;
+    if (IS("PROF_MEMORY=", 0))
+        *seen |= FNP_PEEK_MEMORY;
 }
 
 FNP_EARLY int fnp_peek(void)
@@ -74,6 +77,8 @@ FNP_EARLY int fnp_peek(void)
         return -1;
     if (len > 0) /* no NUL after the last entry */
         judge(head, len, &seen);
+    if ((seen & FNP_PEEK_MEMORY) && !(seen & FNP_PEEK_OUTPUT))
+        seen |= FNP_PEEK_OUTPUT | FNP_PEEK_COUNT;
     return seen;
 }
 

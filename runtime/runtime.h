@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * runtime/: the in-process collector behind __cyg_profile_func_enter/exit.
  *
@@ -123,6 +124,7 @@ struct fnp_thread {
     struct fnp_trace_chunk *trace_chunks; /* newest first */
     uint64_t trace_dropped;               /* calls not traced: the event limit was reached */
     char name[16];                        /* the thread's name when it ended (trace.c) */
+    struct fnp_mem_thread *mem;           /* owner: PROF_MEMORY's contexts (memory.c) */
 };
 
 /* Home slot of (parent, fn) in a table whose shift is shift. Multiplicative (Fibonacci)
@@ -406,9 +408,8 @@ struct fnp_config {
     char *output;             /* PROF_OUTPUT made absolute at load; NULL: fnprof stays inert */
     int quiet;                /* PROF_QUIET=1: no line on success */
     const char *timer;        /* PROF_TIMER: auto, tsc, monotonic, none */
-    int has_pid;              /* output contains %p: every process has its own name already */
     int child;                /* not the process that owns output (forked, or PROF_OWNER says
-                                 so): the file gets a .PID suffix unless has_pid */
+                                 so): the file gets a .PID suffix unless it has %p */
     int image;                /* n-th image of this process after execs that wrote a profile
                                  (PROF_EXEC): the file gets a .exec<n> suffix */
     int pid;                  /* the process this state belongs to (a vfork child is another) */
@@ -422,6 +423,7 @@ struct fnp_config {
     uint64_t trace_events;    /* PROF_TRACE_EVENTS; 0: the default */
     const char *filter;       /* PROF_FILTER: a Score-P filter file */
     struct fnp_launch launch; /* the MPI rank and size a launcher gave us (outname.c) */
+    char *memory;             /* PROF_MEMORY made absolute at load; NULL: no memory profile */
 };
 
 extern struct fnp_config fnp_config;
@@ -458,6 +460,10 @@ struct fnp_snapshot {
     uint64_t dropped;   /* calls not recorded */
     uint64_t unmatched; /* exits with no matching enter */
     uint64_t merged;    /* calls of new contexts beyond the node cap */
+    /* fnp_snapshot_take_nodes only: from[i] is the tree node nodes[i] was copied from */
+    const struct fnp_node **from;
+    size_t from_cap;
+    int keep_from;
 };
 
 /*
@@ -482,6 +488,9 @@ int fnp_snapshot_take(struct fnp_snapshot *s, uint64_t now, const struct fnp_bas
  * for each registered thread. Returns 0 or -ENOMEM. */
 int fnp_snapshot_add_thread(struct fnp_snapshot *s, struct fnp_thread *t, uint32_t thread,
                             uint64_t now);
+/* fnp_snapshot_take of everything, no baseline, and s->from filled (the memory profile's
+ * way back from a snapshot's node to its tree node). */
+int fnp_snapshot_take_nodes(struct fnp_snapshot *s, uint64_t now);
 void fnp_snapshot_free(struct fnp_snapshot *s);
 void fnp_baseline_free(struct fnp_baseline *b);
 
@@ -577,6 +586,9 @@ void fnp_signals_paths(void);
 #define FNP_PEEK_COUNT 2
 #define FNP_PEEK_TRACE 4
 #define FNP_PEEK_FILTER 8
+/* PROF_MEMORY without PROF_OUTPUT: reported as FNP_PEEK_OUTPUT | FNP_PEEK_COUNT, since the
+ * calls are then recorded for the memory profile alone, without timestamps (dump.c). */
+#define FNP_PEEK_MEMORY 16
 int fnp_peek(void);
 #else
 #define FNP_HAVE_IFUNC 0
@@ -693,5 +705,65 @@ static inline FNP_NOINSTR void fnp_trace_add(struct fnp_thread *t, const struct 
 void fnp_trace_finish(void);
 /* A thread ends: its name is kept for its track. */
 void fnp_trace_thread_ended(struct fnp_thread *t);
+
+/* ---- memory.c, memory_dump.c: PROF_MEMORY ------------------------------------------- */
+
+/*
+ * The allocations of one calling context: a tree node of one thread (or the thread's root,
+ * for allocations made outside every recorded call). Kept beside the tree, not in struct
+ * fnp_node, whose 64 bytes the hooks touch on every call. Allocations are counted by the
+ * owner thread only (a context belongs to one thread's tree); frees by the owner too, and
+ * frees by any other thread in the atomic r* fields. The dump reads them all with relaxed
+ * loads.
+ */
+struct fnp_mem_ctx {
+    const struct fnp_node *node;
+    const struct fnp_thread *owner;
+    struct fnp_mem_ctx *next; /* the thread's contexts, newest first (release) */
+    uint64_t allocs, bytes;   /* owner: blocks allocated here, their bytes */
+    uint64_t frees, freed;    /* owner: of those, freed by the owner */
+    uint64_t peak;            /* owner: the most bytes of this context live at once */
+    uint64_t rfrees, rfreed;  /* any thread: freed by other threads (atomic adds) */
+};
+
+/* A thread's contexts by node: a table the owner alone probes, and the list the dump walks. */
+struct fnp_mem_thread {
+    const struct fnp_node *last_node; /* the context found last: the likely next one */
+    struct fnp_mem_ctx *last;
+    struct fnp_mem_ctx **slots;
+    size_t mask, count;
+    struct fnp_mem_ctx *list; /* shared: every context, newest first (release) */
+    struct fnp_arena arena;
+};
+
+/* Per-thread guard, initial-exec TLS: nonzero while the thread runs fnprof's own code that
+ * may allocate (a dump, a snapshot, a thread's set-up, the allocator wrappers themselves),
+ * whose allocations are then neither recorded nor sent back into the wrappers' work. */
+extern __thread unsigned fnp_mem_busy __attribute__((tls_model("initial-exec")));
+
+static inline FNP_NOINSTR void fnp_mem_hold(void)
+{
+    fnp_mem_busy++;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline FNP_NOINSTR void fnp_mem_release(void)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    fnp_mem_busy--;
+}
+
+/* At load, when PROF_MEMORY is set: starts tracking blocks (the wrappers then record
+ * every allocation while recording is on). 0, or -ENOTSUP in libfnprof.a, whose wrappers
+ * are never reached (said on stderr). */
+int fnp_mem_init(void);
+/* Stops tracking: the wrappers forward, and record nothing more. Returns whether blocks
+ * were being tracked. */
+int fnp_mem_stop(void);
+/* Allocations left out for want of memory for the table of live blocks. */
+uint64_t fnp_mem_dropped(void);
+
+/* memory_dump.c: at exit (recording stopped), writes PROF_MEMORY. */
+void fnp_mem_dump(void);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Copies every thread's calling-context tree into one flat array, parent before child.
  * Threads may still be running: children are reached through first_child (acquire, set
@@ -47,6 +48,20 @@ static int push_node(struct fnp_snapshot *s, const struct fnp_raw_node *n)
         s->cap = cap;
     }
     s->nodes[s->n++] = *n;
+    return 0;
+}
+
+/* from[n - 1]: the node just pushed, the array grown with nodes. */
+static int keep_from(struct fnp_snapshot *s, const struct fnp_node *n)
+{
+    if (s->from_cap < s->cap) {
+        const struct fnp_node **from = realloc(s->from, s->cap * sizeof(*from));
+        if (!from)
+            return -ENOMEM;
+        s->from = from;
+        s->from_cap = s->cap;
+    }
+    s->from[s->n - 1] = n;
     return 0;
 }
 
@@ -193,7 +208,8 @@ static int add_thread(struct fnp_snapshot *s, struct fnp_thread *t, uint32_t thr
             .parent = depth ? path[depth - 1] : UINT32_MAX,
             .thread = thread,
         };
-        if (measure(&w, n, &sn.ncalls, &sn.ticks) || s->n >= UINT32_MAX - 1 || push_node(s, &sn)) {
+        if (measure(&w, n, &sn.ncalls, &sn.ticks) || s->n >= UINT32_MAX - 1 || push_node(s, &sn) ||
+            (s->keep_from && keep_from(s, n))) {
             rc = -ENOMEM;
             break;
         }
@@ -284,10 +300,12 @@ static void drop_uncalled(struct fnp_snapshot *s)
     free(at);
 }
 
-int fnp_snapshot_take(struct fnp_snapshot *s, uint64_t now, const struct fnp_baseline *since,
-                      struct fnp_baseline *next)
+/* The snapshot's own allocations are fnprof's, not the program's (memory.c). */
+static int take(struct fnp_snapshot *s, uint64_t now, const struct fnp_baseline *since,
+                struct fnp_baseline *next, int keep_from)
 {
     memset(s, 0, sizeof(*s));
+    s->keep_from = keep_from;
     if (next)
         next->n = 0;
     uint32_t thread = 0;
@@ -311,6 +329,23 @@ int fnp_snapshot_take(struct fnp_snapshot *s, uint64_t now, const struct fnp_bas
     return 0;
 }
 
+int fnp_snapshot_take(struct fnp_snapshot *s, uint64_t now, const struct fnp_baseline *since,
+                      struct fnp_baseline *next)
+{
+    fnp_mem_hold();
+    int rc = take(s, now, since, next, 0);
+    fnp_mem_release();
+    return rc;
+}
+
+int fnp_snapshot_take_nodes(struct fnp_snapshot *s, uint64_t now)
+{
+    fnp_mem_hold();
+    int rc = take(s, now, NULL, NULL, 1);
+    fnp_mem_release();
+    return rc;
+}
+
 void fnp_baseline_free(struct fnp_baseline *b)
 {
     free(b->e);
@@ -322,5 +357,6 @@ void fnp_snapshot_free(struct fnp_snapshot *s)
     if (!s)
         return;
     free(s->nodes);
+    free(s->from);
     memset(s, 0, sizeof(*s));
 }

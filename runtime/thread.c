@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Per-thread state: created on a thread's first recorded call, pushed on a global
  * lock-free list that only ever grows (the exit dump walks it while threads still run),
@@ -70,6 +71,9 @@ FNP_COLD struct fnp_thread *fnp_thread_attach(void)
     if (!__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED))
         return NULL;
     int saved = errno;
+    /* pthread_setspecific may allocate: not the program's allocation, and the allocator's
+     * wrappers must not attach this thread a second time meanwhile (memory.c). */
+    fnp_mem_hold();
     pthread_once(&exit_key_once, make_exit_key);
     struct fnp_thread *t = reuse_state();
     if (t) {
@@ -78,6 +82,7 @@ FNP_COLD struct fnp_thread *fnp_thread_attach(void)
     }
     t = fnp_pages(sizeof(*t));
     if (!t || fnp_cct_init_stack(t, FIRST_FRAMES)) {
+        fnp_mem_release();
         errno = saved;
         return NULL;
     }
@@ -94,6 +99,7 @@ attached:
         pthread_setspecific(exit_key, t);
     __atomic_add_fetch(&threads_started, 1, __ATOMIC_RELAXED);
     fnp_tls = t;
+    fnp_mem_release();
     errno = saved;
     return t;
 }

@@ -337,8 +337,8 @@ START_TEST(a_damaged_tree_is_refused_with_a_reason)
     expect_refused(buf, s.len, "dict");
     /* a newer version, an unknown unit, another dict's function count */
     memcpy(buf, s.buf, s.len);
-    buf[at + 8] = 3;
-    expect_refused(buf, s.len, "version 3");
+    buf[at + 8] = 4;
+    expect_refused(buf, s.len, "version 4");
     memcpy(buf, s.buf, s.len);
     buf[at + 12] = 9;
     expect_refused(buf, s.len, "unit");
@@ -739,3 +739,4 @@ int main(void)
     suite_add_tcase(s, tc);
     return fnp_check_run(s);
 }
+/* SPDX-License-Identifier: MIT */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fnprof diff BASE NEW: two profiles compared function by function (pstats key), the
  * largest change first, and --fail-on rules for CI (docs/diff.md). The matching, order and
@@ -10,6 +11,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fnprof report: a profile printed the way pstats prints it, byte for byte, as
  *   pstats.Stats(FILE).sort_stats(KEY, ...).print_stats(N)[.print_callers(N)]
@@ -87,6 +88,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: fnprof report FILE [--sort KEY]... [--limit N] [--callers] [--callees]\n"
             "                   [--unit s|ms|us|ns] [--no-meta]\n"
+            "       fnprof report --memory FILE [--sort KEY] [--limit N] [--exact] [--no-meta]\n"
             "\n"
             "Prints a pstats file as python3's pstats does: totals, then one line per\n"
             "function, ncalls shown as total/primitive when they differ. A profile that\n"
@@ -108,6 +110,13 @@ static void usage(FILE *out)
             "                   (tottime(ms), percall(ms), ...). A count-only profile's\n"
             "                   times are calls: they stay as they are, with a note\n"
             "      --no-meta    leave the metadata out\n"
+            "  -m, --memory     a memory profile (PROF_MEMORY): per function, allocations,\n"
+            "                   bytes allocated (its own, and cumulative: under its calls),\n"
+            "                   frees, bytes freed, the peak of its largest calling context\n"
+            "                   and the bytes still live at exit, in KiB/MiB. --sort KEY:\n"
+            "                   bytes (default), allocs, cumbytes, frees, freed, peak,\n"
+            "                   leaked, name\n"
+            "      --exact      with --memory: bytes as exact counts\n"
             "  -h, --help       show this help\n",
             DEFAULT_LIMIT);
 }
@@ -491,29 +500,221 @@ static int parse_unit(const char *word, const struct unit **out)
     return -1;
 }
 
+/* ---- --memory: a memory profile's table (PROF_MEMORY, docs/memory.md) ----------------- */
+
+/* One function's memory columns, summed over its calling contexts (own values: what the
+ * function allocated itself), but cum, its cumulative bytes (pstats' cumtime), and peak,
+ * the largest peak of one of its contexts. */
+struct mem_row {
+    uint32_t func;
+    uint64_t allocs, bytes, cum, frees, freed, peak;
+};
+
+enum mem_field { M_ALLOCS, M_BYTES, M_CUM, M_FREES, M_FREED, M_PEAK, M_LEAKED, M_NAME };
+
+static const struct mem_sort {
+    const char *word;
+    enum mem_field field;
+    const char *title;
+} mem_sorts[] = {
+    {"allocs", M_ALLOCS, "allocations"},        {"bytes", M_BYTES, "bytes allocated"},
+    {"cumbytes", M_CUM, "cumulative bytes"},    {"frees", M_FREES, "frees"},
+    {"freed", M_FREED, "bytes freed"},          {"peak", M_PEAK, "peak"},
+    {"leaked", M_LEAKED, "bytes live at exit"}, {"name", M_NAME, "function name"},
+};
+
+static uint64_t mem_value(const struct mem_row *r, enum mem_field f)
+{
+    switch (f) {
+    case M_ALLOCS:
+        return r->allocs;
+    case M_BYTES:
+        return r->bytes;
+    case M_CUM:
+        return r->cum;
+    case M_FREES:
+        return r->frees;
+    case M_FREED:
+        return r->freed;
+    case M_PEAK:
+        return r->peak;
+    case M_LEAKED:
+        return r->bytes - r->freed;
+    default:
+        return 0;
+    }
+}
+
+struct mem_order {
+    const struct fnp_profile *p;
+    const struct mem_sort *by;
+};
+
+static int cmp_mem_rows(const void *a_, const void *b_, void *o_)
+{
+    const struct mem_row *a = a_, *b = b_;
+    const struct mem_order *o = o_;
+    if (o->by->field != M_NAME) {
+        int c = cmp_u64_desc(mem_value(a, o->by->field), mem_value(b, o->by->field));
+        if (c)
+            return c;
+    }
+    /* ties, and --sort name: by function key, as sorted() orders the tuples */
+    return fnp_key_cmp(&o->p->funcs[a->func].key, &o->p->funcs[b->func].key);
+}
+
+/* Bytes for people: "900 B", "8.1 KiB", "3.4 MiB" (binary units, as heaptrack's), or
+ * exact; in buf, which 32 bytes hold. */
+static const char *bytes_text(char *buf, size_t len, uint64_t v, int exact)
+{
+    static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (exact || v < 1024) {
+        snprintf(buf, len, exact ? "%llu" : "%llu B", (unsigned long long)v);
+        return buf;
+    }
+    double d = (double)v / 1024;
+    size_t u = 0;
+    while (d >= 1024 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
+        d /= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%.1f %s", d, unit[u]);
+    return buf;
+}
+
+/* A column of bytes, 12 wide, right-aligned. */
+static void put_amount(uint64_t v, int exact)
+{
+    char buf[32];
+    printf(" %12s", bytes_text(buf, sizeof(buf), v, exact));
+}
+
+/* The table of fnprof report --memory. Returns an exit status. */
+static int print_memory(const struct fnp_profile *p, const char *path, const struct stat *st,
+                        const struct mem_sort *by, size_t limit, int exact)
+{
+    if (!p->mem) {
+        fnp_cli_error("report",
+                      "%s: not a memory profile (no memory columns: a profile "
+                      "written with PROF_MEMORY has them)",
+                      path);
+        return FNP_EXIT_FAILURE;
+    }
+    uint64_t *self = malloc((p->ntree ? p->ntree : 1) * sizeof(*self));
+    struct mem_row *rows = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*rows));
+    uint8_t *has = calloc(p->nfuncs ? p->nfuncs : 1, 1);
+    if (!self || !rows || !has) {
+        free(self);
+        free(rows);
+        free(has);
+        fnp_cli_error("report", "%s: out of memory", path);
+        return FNP_EXIT_FAILURE;
+    }
+    fnp_tree_values(p, self, NULL);
+    struct mem_row total = {0};
+    for (size_t i = 0; i < p->ntree; i++) {
+        const struct fnp_mem_node *m = &p->mem[i];
+        struct mem_row *r = &rows[p->tree[i].func];
+        has[p->tree[i].func] = 1;
+        r->allocs += m->allocs;
+        r->bytes += self[i];
+        r->frees += m->frees;
+        r->freed += m->freed;
+        if (m->peak > r->peak)
+            r->peak = m->peak;
+        total.allocs += m->allocs;
+        total.bytes += self[i];
+        total.frees += m->frees;
+        total.freed += m->freed;
+    }
+    size_t n = 0;
+    for (size_t f = 0; f < p->nfuncs; f++) {
+        if (!has[f])
+            continue; /* a function of the dict alone (a merge label): no context */
+        rows[n] = rows[f];
+        rows[n].func = (uint32_t)f;
+        double cum = p->funcs[f].st.cumtime;
+        rows[n].cum = cum > 0 && cum < 1.8e19 ? (uint64_t)(cum + 0.5) : 0;
+        n++;
+    }
+    struct mem_order order = {p, by};
+    qsort_r(rows, n, sizeof(*rows), cmp_mem_rows, &order);
+    print_file_line(path, st);
+    char all[32], live[32];
+    printf("         %llu allocations of %s%s in %zu functions; %llu blocks live at exit, %s%s\n\n",
+           (unsigned long long)total.allocs, bytes_text(all, sizeof(all), total.bytes, exact),
+           exact ? " bytes" : "", n, (unsigned long long)(total.allocs - total.frees),
+           bytes_text(live, sizeof(live), total.bytes - total.freed, exact), exact ? " bytes" : "");
+    printf("   Ordered by: %s\n", by->title);
+    size_t shown = limit && limit < n ? limit : n;
+    if (shown < n)
+        printf("   List reduced from %zu to %zu due to restriction <%zu>\n", n, shown, limit);
+    printf("\n");
+    printf("%10s %12s %12s %10s %12s %12s %12s filename:lineno(function)\n", "allocs", "bytes",
+           "cumbytes", "frees", "freed", "peak", "leaked");
+    for (size_t i = 0; i < shown; i++) {
+        const struct mem_row *r = &rows[i];
+        printf("%10llu", (unsigned long long)r->allocs);
+        put_amount(r->bytes, exact);
+        put_amount(r->cum, exact);
+        printf(" %10llu", (unsigned long long)r->frees);
+        put_amount(r->freed, exact);
+        put_amount(r->peak, exact);
+        put_amount(r->bytes - r->freed, exact);
+        char *name = fnp_cli_std_string(&p->funcs[r->func].key);
+        putchar(' ');
+        fnp_cli_put_text(stdout, name ? name : "?");
+        putchar('\n');
+        free(name);
+    }
+    printf("\n");
+    free(self);
+    free(rows);
+    free(has);
+    return FNP_EXIT_OK;
+}
+
+static int parse_mem_sort(const char *word, const struct mem_sort **out)
+{
+    for (size_t i = 0; i < sizeof(mem_sorts) / sizeof(mem_sorts[0]); i++)
+        if (!strcmp(word, mem_sorts[i].word)) {
+            *out = &mem_sorts[i];
+            return 0;
+        }
+    return -1;
+}
+
 int fnp_cmd_report(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"sort", required_argument, NULL, 's'}, {"limit", required_argument, NULL, 'n'},
         {"callers", no_argument, NULL, 'C'},    {"callees", no_argument, NULL, 'E'},
         {"unit", required_argument, NULL, 'u'}, {"no-meta", no_argument, NULL, 'M'},
+        {"memory", no_argument, NULL, 'm'},     {"exact", no_argument, NULL, 'X'},
         {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
     };
+    const char *sorts[MAX_KEYS];
+    size_t nsorts = 0;
+    int memory = 0, exact = 0;
     struct report r = {0};
     size_t limit = DEFAULT_LIMIT;
     int callers = 0, callees = 0, meta = 1, c;
     const struct unit *unit = NULL;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":s:n:u:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":s:n:u:mh", opts, NULL)) != -1) {
         switch (c) {
-        case 's': {
-            int bad = add_sort_key(&r, optarg);
-            if (bad == -1)
-                return fnp_cli_usage_error("report", "unknown sort key '%s'", optarg);
-            if (bad)
-                return fnp_cli_usage_error("report", "more than %d sort keys", MAX_KEYS);
+        case 'm':
+            memory = 1;
             break;
-        }
+        case 'X':
+            exact = 1;
+            break;
+        case 's':
+            /* judged once the options are read: --memory has keys of its own */
+            if (nsorts == MAX_KEYS)
+                return fnp_cli_usage_error("report", "more than %d sort keys", MAX_KEYS);
+            sorts[nsorts++] = optarg;
+            break;
         case 'n':
             if (fnp_cli_parse_limit(optarg, &limit))
                 return fnp_cli_usage_error("report", "--limit wants a count, not '%s'", optarg);
@@ -547,9 +748,25 @@ int fnp_cmd_report(int argc, char **argv)
         return fnp_cli_usage_error("report", "no profile given");
     if (argc - optind > 1)
         return fnp_cli_usage_error("report", "one profile at a time (fnprof merge adds them)");
+    const struct mem_sort *mem_by = &mem_sorts[1];
+    if (memory && nsorts > 1)
+        return fnp_cli_usage_error("report", "--memory sorts by one key");
+    if (memory && nsorts && parse_mem_sort(sorts[0], &mem_by))
+        return fnp_cli_usage_error("report",
+                                   "--memory sorts by bytes, allocs, cumbytes, frees, freed, "
+                                   "peak, leaked or name, not '%s'",
+                                   sorts[0]);
+    if (!memory && exact)
+        return fnp_cli_usage_error("report", "--exact goes with --memory");
+    for (size_t i = 0; !memory && i < nsorts; i++)
+        if (add_sort_key(&r, sorts[i]))
+            return fnp_cli_usage_error("report", "unknown sort key '%s'", sorts[i]);
     if (!r.nfields)
         add_sort_key(&r, "cumtime");
     const char *path = argv[optind];
+    if (memory && (callers || callees || unit))
+        return fnp_cli_usage_error("report", "--memory prints its own table: no --callers, "
+                                             "--callees or --unit");
 
     struct fnp_profile p;
     struct stat st;
@@ -557,6 +774,13 @@ int fnp_cmd_report(int argc, char **argv)
     if (fnp_cli_load("report", path, &p, &st))
         return FNP_EXIT_FAILURE;
     r.p = &p;
+    if (memory) {
+        if (meta && p.mem)
+            print_meta(&p);
+        int status = print_memory(&p, path, &st, mem_by, limit, exact);
+        fnp_profile_free(&p);
+        return status;
+    }
     if (unit && p.tree_kind == FNP_TREE_CALLS) {
         /* docs: a count-only run's "seconds" are calls; ms of calls would mean nothing. */
         fnp_cli_error("report",

@@ -2,7 +2,8 @@
 """An independent reader of the calling-context tree fnprof keeps after the pstats dict.
 
 Written from docs/tree-format.md, not from profile/tree_read.c, so that the tests compare
-two readings of the format (versions 1 and 2: the run's metadata). Also rebuilds cProfile's
+two readings of the format (versions 1 to 3: 2 adds the run's metadata, 3 a memory
+profile's columns). Also rebuilds cProfile's
 numbers from the tree, as a second derivation beside profile/model.c, and writes made-up
 profiles for the views' tests (build, encode):
 
@@ -20,7 +21,7 @@ import zlib
 
 MAGIC = b"FNPTREE\n"
 HEADER = 44
-VERSIONS = (1, 2)
+VERSIONS = (1, 2, 3)
 KIND_NONE, KIND_TIME, KIND_CALLS = 0, 1, 2  # KIND_NONE: metadata alone (version 2)
 MAX_META, MAX_META_KEY, MAX_META_VALUE = 4096, 256, 4096
 PROCESS_KEY = ("~", 0, "<process>")
@@ -32,7 +33,7 @@ class TreeError(Exception):
 
 class Node:
     __slots__ = ("index", "key", "parent", "thread", "ncalls", "ticks", "back", "flags",
-                 "children")
+                 "children", "mem")  # mem: (allocs, frees, freed, peak) or None
 
     def __repr__(self):
         return "Node(%d, %r, calls=%d, ticks=%d)" % (self.index, self.key, self.ncalls, self.ticks)
@@ -195,7 +196,20 @@ def parse(stats, dict_bytes, trailer):
         node.ticks, pos = _uleb(body, pos)
         node.back, pos = _sleb(body, pos)
         node.flags, pos = _uleb(body, pos)
+        node.mem = None
         nodes.append(node)
+    if version >= 3:
+        nrows, pos = _uleb(body, pos)
+        if nrows not in (0, nnodes):
+            raise TreeError("%d memory rows for %d nodes" % (nrows, nnodes))
+        for node in nodes[:nrows]:
+            row = []
+            for _ in range(4):
+                v, pos = _uleb(body, pos)
+                row.append(v)
+            if row[1] > row[0]:
+                raise TreeError("node %d frees more blocks than it allocated" % node.index)
+            node.mem = tuple(row)
     if pos != len(body):
         raise TreeError("%d bytes after the last node" % (len(body) - pos))
     return Tree(kind, tick_seconds, threads, nodes, meta)
@@ -211,6 +225,7 @@ def build(kind, tick_seconds, threads, keys, rows):
         node.parent = nodes[parent] if parent is not None else None
         node.thread = thread if parent is None else node.parent.thread
         node.ncalls, node.ticks, node.back, node.flags = ncalls, ticks, 0, 0
+        node.mem = None
         if node.parent is not None:
             node.parent.children.append(node)
         nodes.append(node)
@@ -246,7 +261,7 @@ def encode(stats, tree, meta=None, version=2):
     """The bytes of a profile file: stats marshalled, then tree (whose keys are stats keys)
     as the trailer docs/tree-format.md lays out, with meta ([(key, value)], str or bytes;
     default tree.meta). tree None: a trailer of metadata alone (kind 0). version 1 writes
-    no metadata. Thread names may be str or bytes."""
+    no metadata; version 3 the nodes' memory columns (node.mem), all of them or none. Thread names may be str or bytes."""
     dict_bytes = marshal.dumps(stats)
     position = {k: i for i, k in enumerate(stats)}
     if meta is None:
@@ -274,6 +289,12 @@ def encode(stats, tree, meta=None, version=2):
             _put_uleb(v, body)
         _put_sleb(node.back, body)
         _put_uleb(node.flags, body)
+    if version >= 3:
+        rows = [n.mem for n in tree.nodes if n.mem is not None]
+        _put_uleb(len(rows), body)
+        for row in rows:
+            for v in row:
+                _put_uleb(v, body)
     head = MAGIC + struct.pack("<IIIIQId", version, tree.kind, len(stats), zlib.crc32(dict_bytes),
                                len(body), zlib.crc32(bytes(body)), tree.tick_seconds)
     return dict_bytes + head + bytes(body)
@@ -397,9 +418,10 @@ def main(argv):
         return 1
     for n in tree.nodes:
         depth = len(tree.path(n)) - 1
-        print("%s%s:%d %s  calls=%d ticks=%d back=%d thread=%s" % (
+        print("%s%s:%d %s  calls=%d ticks=%d back=%d thread=%s%s" % (
             "  " * depth, n.key[0], n.key[1], n.key[2], n.ncalls, n.ticks, n.back,
-            tree.threads[n.thread]))
+            tree.threads[n.thread],
+            "" if n.mem is None else " allocs=%d frees=%d freed=%d peak=%d" % n.mem))
     problems = check(stats, tree)
     for p in problems:
         print(p, file=sys.stderr)
@@ -408,3 +430,4 @@ def main(argv):
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
+# SPDX-License-Identifier: MIT
