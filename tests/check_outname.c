@@ -30,7 +30,7 @@ static struct fnp_launch detect(const char *const *env)
 static void expect(const char *in, long pid, uint64_t cycle, long rank, long size, const char *host,
                    const char *want)
 {
-    struct fnp_outname_vars v = {pid, cycle, {rank, size}, host};
+    struct fnp_outname_vars v = {pid, cycle, {rank, size, rank < 0 ? -1 : 0}, host};
     char *got = fnp_outname(in, &v);
     ck_assert_ptr_nonnull(got);
     ck_assert_str_eq(got, want);
@@ -107,14 +107,53 @@ START_TEST(launchers_are_read_in_order)
     l = detect(srun);
     ck_assert_int_eq(l.rank, 6);
     ck_assert_int_eq(l.size, 8);
-    const char *batch[] = {"SLURM_PROCID", "0", "SLURM_NTASKS", "1", NULL};
+    /* A batch script's shell: SLURM_PROCID, but no step of srun's: no rank. */
+    const char *batch[] = {"SLURM_PROCID", "0", "SLURM_NTASKS", "4", NULL};
     l = detect(batch);
-    ck_assert_int_eq(l.rank, 0);
-    ck_assert_int_eq(l.size, 1);
+    ck_assert_int_eq(l.rank, -1);
+    ck_assert_int_eq(l.source, -1);
+    /* mpirun run from a task of srun: Open MPI's rank, not Slurm's. */
+    const char *nested[] = {"SLURM_PROCID",
+                            "0",
+                            "SLURM_STEP_NUM_TASKS",
+                            "1",
+                            "OMPI_COMM_WORLD_RANK",
+                            "2",
+                            "OMPI_COMM_WORLD_SIZE",
+                            "4",
+                            NULL};
+    l = detect(nested);
+    ck_assert_int_eq(l.rank, 2);
+    ck_assert_int_eq(l.size, 4);
+    const char *pmix_srun[] = {"PMIX_RANK", "3", "SLURM_STEP_NUM_TASKS", "8", NULL};
+    l = detect(pmix_srun);
+    ck_assert_int_eq(l.rank, 3);
+    ck_assert_int_eq(l.size, 8);
+    const char *mv2[] = {"MV2_COMM_WORLD_RANK", "1", "MV2_COMM_WORLD_SIZE", "2", NULL};
+    l = detect(mv2);
+    ck_assert_int_eq(l.rank, 1);
+    ck_assert_int_eq(l.size, 2);
+    const char *pals[] = {"PALS_RANKID", "7", NULL};
+    l = detect(pals);
+    ck_assert_int_eq(l.rank, 7);
+    ck_assert_int_eq(l.size, -1);
     const char *none[] = {"PATH", "/bin", NULL};
     l = detect(none);
     ck_assert_int_eq(l.rank, -1);
     ck_assert_int_eq(l.size, -1);
+}
+END_TEST
+
+START_TEST(codes_are_found_as_the_expansion_reads_them)
+{
+    ck_assert(fnp_outname_has("/o/p.%p", 'p'));
+    ck_assert(fnp_outname_has("%p", 'p'));
+    ck_assert(!fnp_outname_has("/o/p.%%p", 'p')); /* a percent sign, then p */
+    ck_assert(fnp_outname_has("/o/p.%%%p", 'p'));
+    ck_assert(!fnp_outname_has("/o/p%", 'p'));
+    ck_assert(!fnp_outname_has("/o/p", 'p'));
+    ck_assert(fnp_outname_has("/o/%r.%p", 'r'));
+    expect("/o/out%%p.prof", 42, 0, -1, -1, "h", "/o/out%p.prof");
 }
 END_TEST
 
@@ -150,8 +189,10 @@ int main(void)
     tcase_add_test(tc, ranks_without_percent_r_get_a_suffix);
     tcase_add_test(tc, cycle_suffix_follows_the_rank_suffix);
     tcase_add_test(tc, launchers_are_read_in_order);
+    tcase_add_test(tc, codes_are_found_as_the_expansion_reads_them);
     tcase_add_test(tc, malformed_values_are_not_ranks);
     tcase_add_test(tc, size_contradicting_rank_is_dropped);
     suite_add_tcase(s, tc);
     return fnp_check_run(s);
 }
+/* SPDX-License-Identifier: MIT */

@@ -15,8 +15,13 @@ endif()
 # the program linked with -lfnprof, the wrappers alone preloaded; exported: PROF_OUTPUT and
 # LD_PRELOAD in mpirun's own environment; run_rank, run_plain:
 # fnprof run --mpi; count: PROF_TIMER=none; filter: PROF_FILTER on an MPI call and a
-# function; no_lib: fnprof run --mpi where the wrappers were not built.
-foreach(case env_rank env_plain exported linked run_rank run_plain count filter no_lib)
+# function; no_lib: fnprof run --mpi where the wrappers were not built; reversed: the
+# wrappers first in LD_PRELOAD; alone: the wrappers alone preloaded into a program not
+# linked with fnprof (nothing recorded, said once a rank); fork: each rank's forked child
+# folded into the rank's file by fnprof run; more: MPI-IO, topology, neighbourhood and
+# one-sided wrappers (tests/mpi/more_calls.c).
+foreach(case env_rank env_plain exported linked run_rank run_plain count filter no_lib
+        reversed alone fork more)
     set(fnp_mpi_args)
     if(fnp_mpi_skip AND NOT case STREQUAL "no_lib")
         set(fnp_mpi_args --skip "${fnp_mpi_skip}")

@@ -7,3 +7,13 @@ add_test(NAME ranks.table
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/ranks/check_ranks.py
                  $<TARGET_FILE:fnprof> ${CMAKE_CURRENT_BINARY_DIR}/ranks-work)
 set_tests_properties(ranks.table PROPERTIES LABELS cli)
+
+# The names of a launcher's ranks' files and of forked children (runtime/env.c's owner
+# rule): ranks below a profiled launcher, a launcher that is itself a task of srun, a
+# batch shell, "%%p" and "%p".
+add_test(NAME e2e.ranks.launcher_names
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/ranks/check_launch.py
+                 ${CMAKE_C_COMPILER} $<TARGET_FILE:fnprof_shared>
+                 ${CMAKE_CURRENT_BINARY_DIR}/ranks-launch)
+set_tests_properties(e2e.ranks.launcher_names PROPERTIES LABELS e2e)
+# SPDX-License-Identifier: MIT

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fnprof run: runs a program with libfnprof.so preloaded, so that its instrumented code
  * (built with -finstrument-functions) is profiled without linking fnprof in.
@@ -509,7 +510,7 @@ int fnp_cmd_run(int argc, char **argv)
     /* %p names every process's file already; a schedule writes a file per cycle. Those
      * files are what was asked for: nothing to gather, so the program simply replaces us. */
     const char *schedule = getenv("PROF_SCHEDULE");
-    if (strstr(out, "%p") || (schedule && *schedule))
+    if (fnp_outname_has(out, 'p') || (schedule && *schedule))
         merge = 0;
     int rc;
     char *named = merge ? launched_name(out) : NULL;

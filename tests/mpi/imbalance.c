@@ -1,14 +1,22 @@
 /*
  * An MPI program with a known imbalance, for tests/mpi/run_mpi.py: rank r calls work()
- * UNITS * (r + 1) times a step, so rank size-1 is the heaviest; then every rank passes a
+ * UNITS * (r + 1)^3 times a step, so rank size-1 is the heaviest by far (8 times rank 1,
+ * more than the scheduling of four ranks on two cores can blur); then every rank passes a
  * token round a ring with Send/Recv, again with Isend/Irecv and Waitall, and meets the others
  * in Barrier, Bcast, Allreduce, Reduce and Gather. Every call count follows from STEPS,
  * UNITS and the rank (run_mpi.py computes them); the results printed by rank 0 prove the
  * calls were made.
+ *
+ * With --fork, each rank then forks a child that runs compute() once more and exits (its
+ * profile is written at its exit, as a forked child's): `fnprof run` must fold it into the
+ * rank's file.
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* run_mpi.py passes its own STEPS and UNITS, from which it computes the counts. */
 #ifndef STEPS
@@ -32,7 +40,7 @@ __attribute__((noinline)) unsigned long work(int i)
 __attribute__((noinline)) unsigned long compute(int rank)
 {
     unsigned long s = 0;
-    for (int i = 0; i < UNITS * (rank + 1); i++)
+    for (int i = 0; i < UNITS * (rank + 1) * (rank + 1) * (rank + 1); i++)
         s += work(i) & 1;
     return s;
 }
@@ -83,6 +91,20 @@ __attribute__((noinline)) long collectives(int rank, int size, int step)
     return r;
 }
 
+/* After MPI_Finalize: the child makes no MPI call (MPI forbids it in a forked child) and
+ * leaves through exit(), which writes its profile. */
+__attribute__((noinline)) int fork_child(int rank)
+{
+    fflush(stdout); /* the child must not print the parent's buffered line again */
+    pid_t pid = fork();
+    if (pid == 0)
+        exit(compute(rank) == (unsigned long)-1);
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid)
+        return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -101,6 +123,8 @@ int main(int argc, char **argv)
         printf("imbalance: size %d tokens %ld left %ld collectives %ld\n", size, tokens, left,
                coll);
     MPI_Finalize();
+    if (argc > 1 && strcmp(argv[1], "--fork") == 0 && fork_child(rank) != 0)
+        return 2;
     return odd == (unsigned long)-1; /* never: keeps compute's result alive */
 }
 /* SPDX-License-Identifier: MIT */

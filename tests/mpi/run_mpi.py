@@ -6,11 +6,13 @@ under mpirun with libfnprof.so and libfnprof-mpi.so, and checks every rank's fil
 
   - exactly four files, named as asked (%r, or ".rank<r>" appended), and nothing else;
   - every function's calls, primitive calls and caller edges, exactly, from the program's
-    known structure (rank r calls work() STEPS * UNITS * (r + 1) times), the MPI_* calls
+    known structure (rank r calls work() STEPS * UNITS * (r + 1)^3 times), the MPI_* calls
     included, each under the function that made it and keyed in runtime/mpi/wrappers.c;
   - "rank" and "size" in the metadata (read by tests/e2e/fnptree.py, not by fnprof);
-  - fnprof ranks --json and its text table: work's cumtime max is on rank 3 and its calls
-    are the sum over the ranks; fnprof merge of the four: every count the sum.
+  - fnprof ranks --json and its text table: every row's figures equal those computed here
+    from the ranks' pstats (calls summed, cumtime and tottime min/mean/max, imbalance,
+    cost, to 1e-9 relative), work's cumtime max is on rank 3; fnprof merge of the four:
+    every count the sum.
 
     run_mpi.py --case NAME --fnprof BIN --lib-dir DIR --mpicc MPICC --mpiexec MPIRUN --workdir W
 
@@ -18,7 +20,14 @@ Cases: env_rank (-x PROF_OUTPUT=out.%r.prof), env_plain (out.prof: ".rank<r>"), 
 (the program linked with -lfnprof, PROF_OUTPUT in mpirun's own environment, only the
 wrappers preloaded), run_rank and run_plain
 (fnprof run --mpi -o ...), count (PROF_TIMER=none), filter (PROF_FILTER leaves MPI_Barrier
-and work out), no_lib (fnprof run --mpi without libfnprof-mpi.so: a clear error).
+and work out), no_lib (fnprof run --mpi without libfnprof-mpi.so: a clear error),
+reversed (LD_PRELOAD=libfnprof-mpi.so:libfnprof.so: either order works), alone
+(libfnprof-mpi.so preloaded alone into a program not linked with fnprof: libc's empty hooks
+win, each rank says so in one line and writes nothing, exit status 0), fork (each rank
+forks a child that calls compute() and exits, under fnprof run --mpi -o out.prof: the
+child's calls are in the rank's file, no .rank<r>.<pid> left), more (tests/mpi/more_calls.c:
+MPI-IO, a Cartesian topology and a neighbourhood collective, one-sided calls, a persistent
+synchronous send, each call's count and caller exact).
 Exit 77 (ctest's skip) when MPI cannot be run here, with the reason.
 python3 standard library only.
 """
@@ -36,22 +45,28 @@ sys.path.insert(0, str(HERE.parent / "e2e"))
 import fnptree  # noqa: E402
 
 NP = 4
-STEPS, UNITS = 4, 40
+STEPS, UNITS = 4, 10
 SKIP = 77
 PROGRAM_FUNCS = {"main", "compute", "work", "ring", "ring_nonblocking", "collectives"}
+REL = 1e-9
 
 
 def fail(msg):
     sys.exit(f"FAIL: {msg}")
 
 
-def expected(rank):
-    """{name: (ncalls, {caller name: ncalls})} for one rank: what imbalance.c calls."""
+def expected(rank, fork=False):
+    """{name: (ncalls, {caller name: ncalls})} for one rank: what imbalance.c calls. With
+    fork, the rank's file holds its forked child's calls too: main and fork_child, open at
+    the fork, once more each (a child counts the calls open at the fork once), compute once
+    more, from fork_child."""
     s = STEPS
+    extra = 1 if fork else 0
+    nwork = (s + extra) * UNITS * (rank + 1) ** 3
     e = {
-        "main": (1, {}),
-        "compute": (s, {"main": s}),
-        "work": (s * UNITS * (rank + 1), {"compute": s * UNITS * (rank + 1)}),
+        "main": (1 + extra, {}),
+        "compute": (s + extra, {"main": s, "fork_child": 1} if fork else {"main": s}),
+        "work": (nwork, {"compute": nwork}),
         "ring": (s, {"main": s}),
         "ring_nonblocking": (s, {"main": s}),
         "collectives": (s, {"main": s}),
@@ -64,6 +79,34 @@ def expected(rank):
         e[name] = (s, {"ring_nonblocking": s})
     for name in ("MPI_Barrier", "MPI_Bcast", "MPI_Allreduce", "MPI_Reduce", "MPI_Gather"):
         e[name] = (s, {"collectives": s})
+    if fork:
+        e["fork_child"] = (2, {"main": 2})
+    return e
+
+
+def expected_more():
+    """{name: (ncalls, {caller: ncalls})} of tests/mpi/more_calls.c, the same on every rank."""
+    e = {"main": (1, {})}
+    calls = {
+        "main": ["io", "topology", "one_sided", "persistent", "MPI_Init", "MPI_Comm_rank",
+                 "MPI_Comm_size", "MPI_Reduce", "MPI_Finalize"],
+        "io": ["MPI_File_open", "MPI_File_set_view", "MPI_File_write_at_all", "MPI_File_sync",
+               "MPI_File_seek", "MPI_File_read", "MPI_Barrier", "MPI_File_iread_at",
+               "MPI_Wait", "MPI_File_close"],
+        "topology": ["MPI_Cart_create", "MPI_Comm_dup_with_info", "MPI_Neighbor_allgather",
+                     "MPI_Comm_free", "MPI_Comm_free"],
+        "one_sided": ["MPI_Win_allocate", "MPI_Win_lock_all", "MPI_Win_sync", "MPI_Barrier",
+                      "MPI_Fetch_and_op", "MPI_Win_flush_all", "MPI_Barrier", "MPI_Rget",
+                      "MPI_Wait", "MPI_Win_unlock_all", "MPI_Win_free"],
+        "persistent": ["MPI_Ssend_init", "MPI_Irecv", "MPI_Start", "MPI_Waitall",
+                       "MPI_Request_get_status", "MPI_Request_free"],
+    }
+    for caller, callees in calls.items():
+        for name in callees:
+            n, by = e.get(name, (0, {}))
+            by = dict(by)
+            by[caller] = by.get(caller, 0) + 1
+            e[name] = (n + 1, by)
     return e
 
 
@@ -91,10 +134,10 @@ def mpi_env():
     return env
 
 
-def build(args, work, linked):
-    prog = work / ("imbalance-linked" if linked else "imbalance")
+def build(args, work, linked, source="imbalance"):
+    prog = work / (f"{source}-linked" if linked else source)
     cmd = [args.mpicc, "-g", "-O2", "-finstrument-functions", f"-DSTEPS={STEPS}",
-           f"-DUNITS={UNITS}", str(HERE / "imbalance.c"), "-o", str(prog)]
+           f"-DUNITS={UNITS}", str(HERE / f"{source}.c"), "-o", str(prog)]
     if linked:
         cmd += [f"-L{args.lib_dir}", f"-Wl,-rpath,{args.lib_dir}", "-lfnprof"]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -103,12 +146,12 @@ def build(args, work, linked):
     return prog
 
 
-def run(args, cmd, work, env):
+def run(args, cmd, work, env, want=None):
     r = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=240)
     if r.returncode != 0:
         fail(f"{' '.join(map(str, cmd))}: exit {r.returncode}\nstdout: {r.stdout}\n"
              f"stderr: {r.stderr}")
-    want = f"imbalance: size {NP} tokens {STEPS * (NP - 1)} left "
+    want = want or f"imbalance: size {NP} tokens {STEPS * (NP - 1)} left "
     if not r.stdout.startswith(want):
         fail(f"program output {r.stdout!r}, expected it to start {want!r}")
     return r
@@ -129,7 +172,7 @@ def counts(stats):
     return out
 
 
-def check_rank(path, rank, want, count_only=False):
+def check_rank(path, rank, want, count_only=False, source="imbalance"):
     stats, tree, meta = fnptree.read_all(path)
     if tree is None:
         fail(f"{path}: no calling-context tree")
@@ -143,7 +186,7 @@ def check_rank(path, rank, want, count_only=False):
     for (f, line, name) in stats:
         if f == "~":
             continue
-        where = ("runtime/mpi/wrappers.c" if name.startswith("MPI_") else "tests/mpi/imbalance.c")
+        where = "runtime/mpi/wrappers.c" if name.startswith("MPI_") else f"tests/mpi/{source}.c"
         if not f.endswith(where) or line <= 0:
             fail(f"{path}: {name} keyed {f}:{line}, expected a line of {where}")
     got = {n: v for n, v in counts(stats).items() if not n.startswith("<")}
@@ -173,8 +216,32 @@ def check_rank(path, rank, want, count_only=False):
     return stats
 
 
+def close(a, b):
+    return abs(a - b) <= REL * max(abs(a), abs(b)) or abs(a - b) < 1e-15
+
+
+def spread(values):
+    """min, mean, max of one figure over the ranks (values in rank order)."""
+    return min(values), sum(values) / len(values), max(values)
+
+
+def ranks_expected(paths):
+    """fnprof ranks' figures computed here from each rank's pstats: {(file, line, name):
+    (calls, primitive calls, [cumtime per rank], [tottime per rank])}, a function absent
+    from a rank counting 0 there."""
+    per_rank = [pstats.Stats(str(p)).stats for p in paths]
+    keys = set().union(*per_rank)
+    out = {}
+    for key in keys:
+        rows = [st.get(key, (0, 0, 0.0, 0.0, {})) for st in per_rank]
+        out[key] = (sum(r[1] for r in rows), sum(r[0] for r in rows),
+                    [r[3] for r in rows], [r[2] for r in rows])
+    return out
+
+
 def check_ranks_cmd(args, paths):
-    """fnprof ranks over the four files, given out of order: work's heaviest rank is 3."""
+    """fnprof ranks over the four files, given out of order: every figure of every row as
+    computed here from the ranks' own pstats; work's heaviest rank is 3."""
     shuffled = [paths[2], paths[0], paths[3], paths[1]]
     r = subprocess.run([args.fnprof, "ranks", "--json"] + [str(p) for p in shuffled],
                        capture_output=True, text=True)
@@ -183,19 +250,49 @@ def check_ranks_cmd(args, paths):
     doc = json.loads(r.stdout)
     if sorted(x["rank"] for x in doc["ranks"]) != list(range(NP)):
         fail(f"fnprof ranks --json: ranks {doc['ranks']}")
+    want = ranks_expected(paths)
+    got = {(f["file"], f["line"], f["name"]): f for f in doc["functions"]}
+    if set(got) != set(want):
+        fail(f"fnprof ranks --json: functions {sorted(set(got) ^ set(want))} in one of "
+             "its rows and the ranks' files only")
+    wrong = []
+    for key, (nc, pc, cum, tot) in sorted(want.items()):
+        row = got[key]
+        if (row["calls"], row["primitive_calls"]) != (nc, pc):
+            wrong.append(f"{key}: calls {row['calls']}/{row['primitive_calls']}, "
+                         f"expected {nc}/{pc}")
+        for fig, vals in (("cumtime", cum), ("tottime", tot)):
+            lo, mean, hi = spread(vals)
+            g = row[fig]
+            if not (close(g["min"], lo) and close(g["mean"], mean) and close(g["max"], hi)):
+                wrong.append(f"{key}: {fig} {g}, expected min {lo!r} mean {mean!r} max {hi!r}")
+            # The rank named must hold the max (ties: any of them).
+            if not 0 <= g["max_rank"] < NP or vals[g["max_rank"]] != hi:
+                wrong.append(f"{key}: {fig} max_rank {g['max_rank']}, values {vals}")
+        lo, mean, hi = spread(cum)
+        imb = hi / mean if mean > 0 else None
+        if (row["imbalance"] is None) != (imb is None) or (
+                imb is not None and not close(row["imbalance"], imb)):
+            wrong.append(f"{key}: imbalance {row['imbalance']}, expected {imb!r}")
+        if not close(row["cost"], hi - mean):
+            wrong.append(f"{key}: cost {row['cost']}, expected {hi - mean!r}")
+    if wrong:
+        fail("fnprof ranks --json disagrees with the ranks' pstats:\n  " + "\n  ".join(wrong))
     rows = {f["name"]: f for f in doc["functions"]}
-    total = sum(STEPS * UNITS * (rk + 1) for rk in range(NP))
+    total = sum(STEPS * UNITS * (rk + 1) ** 3 for rk in range(NP))
     w = rows.get("work")
     if not w or w["calls"] != total or w["primitive_calls"] != total:
         fail(f"fnprof ranks: work row {w}, expected {total} calls")
     if w["cumtime"]["max_rank"] != NP - 1:
         fail(f"fnprof ranks: work's cumtime max on rank {w['cumtime']['max_rank']}, "
-             f"expected {NP - 1} (4x rank 0's calls)")
-    if not w["cumtime"]["min"] <= w["cumtime"]["mean"] <= w["cumtime"]["max"]:
-        fail(f"fnprof ranks: work cumtime {w['cumtime']}")
+             f"expected {NP - 1} (64x rank 0's calls)")
     for name in ("MPI_Send", "MPI_Barrier", "MPI_Waitall"):
         if rows.get(name, {}).get("calls") != STEPS * NP:
             fail(f"fnprof ranks: {name} row {rows.get(name)}, expected {STEPS * NP} calls")
+    # Sorted by cost, largest first (the default).
+    costs = [f["cost"] for f in doc["functions"]]
+    if costs != sorted(costs, reverse=True):
+        fail(f"fnprof ranks --json: not sorted by cost: {costs}")
     r = subprocess.run([args.fnprof, "ranks", "--limit", "0"] + [str(p) for p in paths],
                        capture_output=True, text=True)
     if r.returncode != 0:
@@ -203,6 +300,13 @@ def check_ranks_cmd(args, paths):
     line = [ln for ln in r.stdout.splitlines() if ln.endswith("(work)")]
     if len(line) != 1 or f"rank {NP - 1}" not in line[0]:
         fail(f"fnprof ranks: work's row {line}, expected one naming rank {NP - 1}:\n{r.stdout}")
+    # The text row's figures are the JSON's, as printed (6 decimals).
+    cols = line[0].split()
+    c = w["cumtime"]
+    if cols[0] != str(total) or cols[1:4] != [f"{c['min']:.6f}", f"{c['mean']:.6f}",
+                                              f"{c['max']:.6f}"]:
+        fail(f"fnprof ranks: work's text row {line[0]!r}, expected calls {total} and "
+             f"cumtime {c}")
 
 
 def check_merge(args, paths, per_rank, work):
@@ -249,6 +353,43 @@ def case_no_lib(args, work):
         fail(f"fnprof run --help does not show --mpi: {r.stdout!r}")
 
 
+def case_more(args, work, base, env, fnprof_lib, mpi_lib, keep):
+    """The wrappers beyond the classic calls (more_calls.c): each count and caller exact."""
+    prog = build(args, work, False, "more_calls")
+    cmd = base + ["-x", "PROF_OUTPUT=out.%r.prof", "-x", f"LD_PRELOAD={fnprof_lib}:{mpi_lib}",
+                  str(prog), "more_calls.dat"]
+    run(args, cmd, work, env, want=f"more_calls: size {NP} checks {4 * NP} of {4 * NP}\n")
+    names = [f"out.{rk}.prof" for rk in range(NP)]
+    paths = check_files(work, names, keep | {prog.name, "more_calls.dat"})
+    for rk in range(NP):
+        check_rank(paths[rk], rk, expected_more(), source="more_calls")
+    print(f"ok: more: {NP} ranks, {len(expected_more())} functions each exact")
+    return 0
+
+
+def case_alone(args, work, base, env, prog, mpi_lib):
+    """libfnprof-mpi.so preloaded alone into a program not linked with fnprof: libfnprof.so
+    comes in as the wrappers' dependency, after libc, whose empty hooks the program's calls
+    and the wrappers' reach. Each rank says so in one line naming libc, writes nothing, and
+    the program's exit status stays 0."""
+    cmd = base + ["-x", "PROF_OUTPUT=out.%r.prof", "-x", f"LD_PRELOAD={mpi_lib}", str(prog)]
+    r = run(args, cmd, work, env)
+    lines = r.stderr.splitlines()
+    head = "fnprof: no instrumented call was recorded: the program's calls reach the hooks of "
+    for rk in range(NP):
+        tail = f"/out.{rk}.prof not written"
+        mine = [ln for ln in lines if ln.endswith(tail)]
+        if (len(mine) != 1 or not mine[0].startswith(head) or "libc.so" not in mine[0]
+                or "not fnprof's; preload libfnprof.so (LD_PRELOAD=" not in mine[0]
+                or "libfnprof.so" not in mine[0].split("LD_PRELOAD=", 1)[1]):
+            fail(f"rank {rk}: expected one line {head}...libc.so...{tail}, stderr:\n{r.stderr}")
+    if len(lines) != NP:
+        fail(f"expected {NP} lines on stderr, one a rank:\n{r.stderr}")
+    check_files(work, [], {prog.name})
+    print(f"ok: alone: {NP} ranks, each named libc's hooks, no file")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--case", required=True)
@@ -278,13 +419,15 @@ def main():
     lib = Path(args.lib_dir).resolve()
     fnprof_lib, mpi_lib = lib / "libfnprof.so", lib / "libfnprof-mpi.so"
     linked = args.case == "linked"
+    fork = args.case == "fork"
     prog = build(args, work, linked)
     keep = {prog.name}
     env = mpi_env()
     base = mpirun_base(args)
     count_only = False
     preload = f"{fnprof_lib}:{mpi_lib}"
-    want_funcs = {rk: expected(rk) for rk in range(NP)}
+    want_funcs = {rk: expected(rk, fork) for rk in range(NP)}
+    prog_args = [str(prog)]
     if args.case in ("env_rank", "count", "filter"):
         cmd = base + ["-x", "PROF_OUTPUT=out.%r.prof", "-x", f"LD_PRELOAD={preload}"]
         names = [f"out.{rk}.prof" for rk in range(NP)]
@@ -323,9 +466,22 @@ def main():
     elif args.case == "run_plain":
         cmd = base + [args.fnprof, "run", "--mpi", "-q", "-o", "out.prof", "--"]
         names = [f"out.prof.rank{rk}" for rk in range(NP)]
+    elif args.case == "reversed":
+        # libfnprof.so after the wrappers: preloaded, it still comes before libc in the
+        # lookup, so its hooks answer; the order among the preloaded libraries is free.
+        cmd = base + ["-x", "PROF_OUTPUT=out.%r.prof", "-x", f"LD_PRELOAD={mpi_lib}:{fnprof_lib}"]
+        names = [f"out.{rk}.prof" for rk in range(NP)]
+    elif args.case == "more":
+        return case_more(args, work, base, env, fnprof_lib, mpi_lib, keep)
+    elif args.case == "alone":
+        return case_alone(args, work, base, env, prog, mpi_lib)
+    elif args.case == "fork":
+        cmd = base + [args.fnprof, "run", "--mpi", "-o", "out.prof", "--"]
+        names = [f"out.prof.rank{rk}" for rk in range(NP)]
+        prog_args.append("--fork")
     else:
         fail(f"unknown case {args.case}")
-    r = run(args, cmd + [str(prog)], work, env)
+    r = run(args, cmd + prog_args, work, env)
     for ln in r.stderr.splitlines():
         if ln and not ln.startswith("fnprof: "):
             fail(f"stderr line not from fnprof: {ln!r}\n{r.stderr}")

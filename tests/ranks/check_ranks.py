@@ -301,3 +301,4 @@ if failures:
     print(f"{len(failures)} failure(s)")
     sys.exit(1)
 print("ok")
+# SPDX-License-Identifier: MIT
