@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """fnprof diff on two large profiles (issue 14's goal: 100,000 functions each, under 1 s).
 
     bench/diff.py --fnprof build-bench/bin/fnprof [--functions 100000] [--runs 5]

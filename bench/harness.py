@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """bench/run's engine: builds every workload in every configuration, runs them interleaved
 and prints the tables. Stdlib only. See bench/README.md for what each figure means.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """fnprof ranks and fnprof merge over the 64 rank files of one MPI-style run (goal < 1 s).
 
     bench/ranks.py --fnprof build-bench/bin/fnprof --lib build-bench/lib \

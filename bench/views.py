@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The views' benchmark rows: what the calling-context tree adds to a profile, and how long
 `fnprof convert` takes for each format.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # How many functions and calls a C++ program's profile holds with each compiler's way of
 # keeping the standard library out (docs/wrappers.md): tests/wrappers/progs/app.cc (vector,
 # map, sort; 1,003 calls of its own functions) at -O0 and -O2, built

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # What fnprof-cc adds to a build's time (issue 14, goal < 5%): `make -j2 lz4` of Debian's lz4
 # sources, from clean, three ways, interleaved, median of RUNS each:
 #   plain    CC=gcc                        the project as it builds today

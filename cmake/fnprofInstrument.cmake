@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # fnprof's CMake functions, from find_package(fnprof) or add_subdirectory(fnprof).
 #
 # fnprof_instrument(<target> [STATIC] [DEPENDENCIES])

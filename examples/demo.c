@@ -169,3 +169,4 @@ int main(void)
     free(t);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

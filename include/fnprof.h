@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fnprof: a deterministic function profiler for C and C++ that writes cProfile's pstats.
  *

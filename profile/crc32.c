@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * CRC-32 with the polynomial zlib, PNG and gzip use (reflected 0xEDB88320), so that a
  * reader can check the tree with zlib's crc32() as well as with this. Written here rather

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Two profiles side by side: rows matched by pstats key, their order, and the --fail-on
  * rules of fnprof diff (docs/diff.md). No printing here: toolchain/cmd-diff.c shows the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * profile/diff.h: two profiles compared function by function, and the rules that gate CI
  * on the change (fnprof diff, docs/diff.md). Only the fnprof command links it (it sits in

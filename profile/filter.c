@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Score-P filter files (filter.h, docs/filter.md): a tokenizer, one pass that turns the
  * blocks into an ordered rule list, and evaluation with fnmatch(3).

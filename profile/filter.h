@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Filter files in Score-P's syntax (docs/filter.md): which functions a profile leaves out.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * JSON strings, for the views and for the runtime's Chrome trace. Names come from DWARF
  * and from files a user hands us, so they may hold any byte: output stays valid JSON

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The subset of Python's marshal format that a pstats dict needs (docs/pstats.md): no
  * references, so every Python 3 reader accepts it. All integers little-endian.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reading Python's marshal format into a flat tree of values (pstats_read.h).
  *

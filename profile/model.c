@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The cProfile model: functions keyed by (file, line, name), caller->callee edges, and the
  * derivation of cProfile's numbers from a calling-context forest.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The pstats writer: the dict cProfile's dump_stats marshals (docs/pstats.md).
  *   {(file, line, name): (pcalls, ncalls, tottime, cumtime, {caller key: (ncalls, pcalls,

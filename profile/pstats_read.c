@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Loading a pstats file (docs/pstats.md) into the profile model:
  *   {(file, line, name): (pcalls, ncalls, tottime, cumtime, {caller key: (ncalls, pcalls,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reads the raw snapshot a dying process wrote (format in profile.h), for `fnprof
  * symbolize`. The file may be cut short (the disk filled, the process was killed while

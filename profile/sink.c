@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sinks: where writers put bytes. A file sink buffers and writes with write(2) only, so the
  * runtime's exit path never touches the host's stdio; a memory sink serves tests and the

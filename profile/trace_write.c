@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The timeline (PROF_TRACE) as a Chrome trace: the JSON object form of the Trace Event
  * Format, which Perfetto and chrome://tracing open. One complete ("X") event per call,

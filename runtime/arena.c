@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Memory for the collector: anonymous mappings only. malloc could be the very function the
  * host is profiling (or be called re-entrantly from a hook inside it), and a thread's nodes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The calling-context tree's cold paths: creating a node, growing the shadow stack,
  * repairing the stack when an exit does not match. The steady path is inline in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The clock behind every timestamp. rdtsc where the TSC is invariant (constant rate, runs
  * in every C-state): about 23 ns a read on these KVM guests, no syscall, no vDSO page.

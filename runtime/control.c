@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The controls a program or its environment has over recording: pause and resume
  * (fnprof_pause, PROF_START=paused), the step schedule (PROF_SCHEDULE, fnprof_step), resets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the profile cannot see, said once when it is written. A library the program ships
  * (not the system's) that calls no hook runs unseen: its time is its callers' own time, and

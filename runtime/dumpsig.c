@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * PROF_DUMP_SIGNAL: a long-running program writes its profile so far when sent a signal,
  * and goes on. A handler may do almost nothing safely, so ours writes one byte to a pipe;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * PROF_FILTER: functions a Score-P filter file leaves out (profile/filter.h, docs/filter.md).
  *

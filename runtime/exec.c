@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The exec family, interposed: execve replaces the image without running destructors, so
  * a profiled process that execs would lose everything it recorded. Before the real call

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The two entry points -finstrument-functions calls around every instrumented function.
  * Exported with default visibility: they must interpose glibc's no-op pair, whether

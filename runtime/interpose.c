@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Functions that cut the stack without running exit hooks, interposed so that the shadow
  * stack is cut at the same place: longjmp and its siblings, and the entry to a C++ catch

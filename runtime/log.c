@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The runtime's only voice: one line on stderr, prefixed "fnprof: ", in one write(2) so
  * it never interleaves with the host's output mid-line and never touches its stdio. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The raw snapshot: what a signal handler can write. Everything the profile needs, before
  * anything is named, in a file `fnprof symbolize` turns into pstats in another process

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Named regions (include/fnprof.h): a span of code the program names, recorded as a
  * function of its own keyed (source file, line, name) and nested among the functions on

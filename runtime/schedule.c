@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * PROF_SCHEDULE's text and the action of each step (docs/schedule.md). The rule is
  * torch.profiler.schedule's. A step is placed in its cycle by division and remainder, never

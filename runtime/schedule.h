@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The step schedule of PROF_SCHEDULE (docs/schedule.md): which action fnprof_step()'s step
  * takes, with the rule of torch.profiler.schedule. Pure code: no globals, no allocation, no

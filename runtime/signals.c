@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A program killed by a signal still leaves its profile, then dies by that same signal.
  *

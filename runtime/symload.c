@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Finding the symbolizer. libfnprof.a links it in (FNP_SYMBOLIZER_LINKED); libfnprof.so
  * dlopens libfnprof-symbolizer.so from its own directory at dump time, so a profiled

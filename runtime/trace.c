@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * PROF_TRACE: a timeline of every recorded call, written at exit as a Chrome trace
  * (profile/trace_write.c, docs/trace.md). A call is kept when it ends, as (node, start,

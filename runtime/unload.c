@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dlclose, interposed: a library unloaded before exit is gone from the module map the dump
  * reads, and its address range may be reused by the next library loaded. So before the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * C++ names through libstdc++'s own demangler: the target links stdc++ anyway, and it agrees
  * with c++filt (docs/symbols.md), so no second demangler is carried here.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * DWARF functions: [lo, hi) -> (qualified name, decl file, decl line). The one file that calls
  * libdwarf (20210528: see docs/symbols.md for its API and traps), so a port is one file's work.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ELF symbol tables through libelf: the fallback names when DWARF is missing, and the flags
  * that tell which DWARF this libdwarf cannot read (docs/symbols.md, trap 9). No libdwarf here.

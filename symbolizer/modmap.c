@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The module map: which loaded ELF object holds a runtime address, and its load bias.
  * The bias is dl_iterate_phdr's dlpi_addr (0 for a non-PIE executable), not dladdr's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The exported symbolizer: per module (cached by path) DWARF first, then .symtab, then
  * .dynsym, then the bare address, each fallback explained once per module and cause.

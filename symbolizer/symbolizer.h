@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * symbolizer/: addresses to pstats keys (source file, first line, function name).
  *

@@ -180,3 +180,4 @@ int main(void)
     suite_add_tcase(s, tc);
     return fnp_check_run(s);
 }
+/* SPDX-License-Identifier: MIT */

@@ -1009,3 +1009,4 @@ int main(int argc, char **argv)
     srunner_free(sr);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
+/* SPDX-License-Identifier: MIT */

@@ -15,3 +15,4 @@ static inline int fnp_check_run(Suite *s)
 }
 
 #endif
+/* SPDX-License-Identifier: MIT */

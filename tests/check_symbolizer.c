@@ -1395,3 +1395,4 @@ int main(void)
     srunner_free(sr);
     return failed ? 1 : 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -556,3 +556,4 @@ int main(int argc, char **argv)
     suite_add_tcase(s, tc);
     return fnp_check_run(s);
 }
+/* SPDX-License-Identifier: MIT */

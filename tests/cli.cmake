@@ -130,3 +130,4 @@ if(TARGET fnprof_shared)
                      $<TARGET_FILE_DIR:fnprof_shared>/libfnprof.so)
     set_tests_properties(cli.run_sets_environment_and_keeps_exit_status PROPERTIES LABELS unit)
 endif()
+# SPDX-License-Identifier: MIT

@@ -30,3 +30,4 @@ foreach(check order_and_marks timed_hot_spot json_matches_pstats cpython_profile
     set_tests_properties(diff.${check} PROPERTIES LABELS e2e FIXTURES_REQUIRED diff_profiles
                          TIMEOUT 120)
 endforeach()
+# SPDX-License-Identifier: MIT

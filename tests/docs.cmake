@@ -22,3 +22,4 @@ fnp_docs_test(man man)
 fnp_docs_test(spdx spdx)
 fnp_docs_test(spdx_script spdx-script)
 fnp_docs_test(snakeviz snakeviz)
+# SPDX-License-Identifier: MIT

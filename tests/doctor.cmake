@@ -33,3 +33,4 @@ fnp_doctor_test(doctor.non_pie_and_libfnprof_a non_pie_and_static_runtime)
 fnp_doctor_test(run.missing_127_not_executable_126 run_status)
 fnp_doctor_test(run.wrapper_running_twice_merges_one_profile run_wrapper_two_processes)
 fnp_doctor_test(run.wrapper_exec_and_single_child_profile_at_path run_wrapper_exec)
+# SPDX-License-Identifier: MIT

@@ -69,3 +69,4 @@ foreach(config gcc:-O0 gcc:-O2 clang:-O0 clang:-O2)
     fnp_e2e_case(e2e.regions_except.${cxx}${opt}.link ${cxx} ${opt} link regions_except)
     fnp_e2e_case(e2e.no_output.regions.${cc}${opt}.link ${cc} ${opt} link regions --check no-output)
 endforeach()
+# SPDX-License-Identifier: MIT

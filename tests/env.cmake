@@ -25,3 +25,4 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
                      $<TARGET_FILE:fnp_hooks_pick> $<TARGET_FILE:fnp_hooks_pick_static>)
     set_tests_properties(e2e.env.hooks_pick PROPERTIES LABELS e2e)
 endif()
+# SPDX-License-Identifier: MIT

@@ -26,3 +26,4 @@ foreach(cc gcc clang)
                      ${Python3_EXECUTABLE})
     set_tests_properties(e2e.coverage.${cc} PROPERTIES LABELS e2e TIMEOUT 60)
 endforeach()
+# SPDX-License-Identifier: MIT

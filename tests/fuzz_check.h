@@ -15,3 +15,4 @@
     } while (0)
 
 #endif
+/* SPDX-License-Identifier: MIT */

@@ -30,3 +30,4 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fnp_filter_free(f);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -84,3 +84,4 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fnp_profile_free(&p);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -47,3 +47,4 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
     }
     return LLVMFuzzerMutate(data, size, max_size);
 }
+/* SPDX-License-Identifier: MIT */

@@ -43,3 +43,4 @@ static inline unsigned char *fuzz_tree_file(const void *dict, size_t dict_len, u
 }
 
 #endif
+/* SPDX-License-Identifier: MIT */

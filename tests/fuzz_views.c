@@ -98,3 +98,4 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(file);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -46,3 +46,4 @@ set_tests_properties(e2e.install.build_tree e2e.install.relocated e2e.install.ma
 # The build tree needs no install: the fixture is only for the ones that read the prefix.
 set_tests_properties(e2e.install.build_tree e2e.install.relocated e2e.install.deb
                      PROPERTIES FIXTURES_REQUIRED "")
+# SPDX-License-Identifier: MIT

@@ -85,3 +85,4 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
 else()
     message(STATUS "fuzz_pstats_read: needs clang (configure a build with CC=clang)")
 endif()
+# SPDX-License-Identifier: MIT

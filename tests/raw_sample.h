@@ -76,3 +76,4 @@ static inline void raw_sample(struct raw_buf *r)
 }
 
 #endif
+/* SPDX-License-Identifier: MIT */

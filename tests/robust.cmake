@@ -127,3 +127,4 @@ foreach(san tsan asan)
                              LABELS "e2e;robust;sanitize" FIXTURES_REQUIRED fnp_robust_${san})
     endforeach()
 endforeach()
+# SPDX-License-Identifier: MIT

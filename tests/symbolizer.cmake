@@ -14,3 +14,4 @@ target_compile_definitions(check_symbolizer PRIVATE
     FNP_TEST_WORK_DIR="${CMAKE_CURRENT_BINARY_DIR}/symbolizer-work")
 add_test(NAME unit.check_symbolizer COMMAND check_symbolizer)
 set_tests_properties(unit.check_symbolizer PROPERTIES LABELS unit TIMEOUT 900)
+# SPDX-License-Identifier: MIT

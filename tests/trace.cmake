@@ -27,3 +27,4 @@ add_test(NAME unit.check_trace_files
                  $<TARGET_FILE:check_trace> ${Python3_EXECUTABLE} ${fnp_trace_work}
                  ${CMAKE_CURRENT_LIST_DIR}/trace/check_trace.py)
 set_tests_properties(unit.check_trace_files PROPERTIES LABELS unit)
+# SPDX-License-Identifier: MIT

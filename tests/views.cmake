@@ -28,3 +28,4 @@ list(SORT fnp_views_cmake)
 foreach(f IN LISTS fnp_views_cmake)
     include(${f})
 endforeach()
+# SPDX-License-Identifier: MIT

@@ -23,3 +23,4 @@ add_test(NAME e2e.wrappers.lz4
          COMMAND ${fnp_wrappers_dir}/lz4.sh $<TARGET_FILE_DIR:fnprof_wrapper_cc>
                  ${fnp_wrappers_work}/lz4)
 set_tests_properties(e2e.wrappers.lz4 PROPERTIES LABELS e2e TIMEOUT 900 SKIP_RETURN_CODE 77)
+# SPDX-License-Identifier: MIT

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reads a compiler command line the way the gcc and clang drivers do, only far enough to know
  * what the command will do: print something (--version), preprocess, compile, or link, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gcc or clang? The answer picks the flags that keep system headers out of the profile, and is
  * needed on every compile of a build, so it must cost next to nothing: a probe runs the

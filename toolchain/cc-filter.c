@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fnprof-cc --filter FILE: a Score-P filter file (profile/filter.h) applied at compile time,
  * as far as the compiler can express it exactly (docs/wrappers.md, "Filters"):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The functions an object file defines, for the compile-time filter: read straight from the
  * ELF symbol table (no libelf: the wrapper runs on every compile of a build, and each shared

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fnprof-cc and fnprof-c++ (one source, built twice): drop-in compilers for CC and CXX that
  * build with fnprof's instrumentation and link its runtime. docs/wrappers.md has every rule.

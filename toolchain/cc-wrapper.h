@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fnprof-cc and fnprof-c++: the compiler wrappers (docs/wrappers.md). cc-wrapper.c builds the
  * command and execs the compiler; cc-args.c reads the user's arguments the way the gcc and

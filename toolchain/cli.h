@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * toolchain/: the fnprof command. main.c dispatches to one cmd-<name>.c per subcommand;
  * load.c reads profiles for the subcommands that take them.

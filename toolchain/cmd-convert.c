@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fnprof convert: a profile in the format another tool reads (views/). Call paths come from
  * the calling-context tree the profile keeps; a file without one (CPython's cProfile, an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fnprof doctor: what a program's profile will and will not see, before running it.
  *

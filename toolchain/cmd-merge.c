@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fnprof merge: adds profiles together as pstats.Stats(a, b, ...).dump_stats(out) does:
  * function by function and edge by edge. Per-thread or per-process files become one.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fnprof ranks: one row per function over the profiles of one MPI run, a file (or more)
  * per rank: calls, cumtime and tottime at their min, mean and max over the ranks with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fnprof suggest-filter: a Score-P filter file (docs/filter.md) excluding the functions
  * whose instrumentation costs more than it tells: called very often, each call too short

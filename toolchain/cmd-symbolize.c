@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fnprof symbolize: the profile of a process that died by a signal. Its handler could only
  * write a raw snapshot (runtime/raw.c: addresses and counts); this names the functions

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fnprof doctor: what one ELF file says about -finstrument-functions' hooks, read with
  * libelf (the symbolizer's library): whether it calls them, defines them, whose they are,

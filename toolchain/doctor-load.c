@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fnprof doctor: which shared objects a program loads, and in which order, as its dynamic
  * loader decides. The loader is run in trace mode (LD_TRACE_LOADED_OBJECTS=1), as ldd runs

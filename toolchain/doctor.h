@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fnprof doctor's parts (cmd-doctor.c drives them): doctor-elf.c reads what one ELF file says
  * about the hooks, doctor-load.c asks the dynamic loader which files a program loads.

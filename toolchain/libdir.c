@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Where the runtime is, seen from the running command (libdir.h). */
 #include "libdir.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Where the runtime is, seen from the running command (libdir.c). */
 #ifndef FNPROF_LIBDIR_H
 #define FNPROF_LIBDIR_H

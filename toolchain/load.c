@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reading profiles from files for the subcommands: the whole file into memory, then
  * fnp_pstats_read, with errors turned into the command's one-line messages.

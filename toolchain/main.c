@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fnprof: the command. Dispatches to one cmd-<name>.c per subcommand (uftrace cmds/).
  */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # fnprof-cc and fnprof-c++: the compiler wrappers (docs/wrappers.md), one source built twice.
 # Included from toolchain/CMakeLists.txt, after fnp_rel_libdir is set: the wrappers find the
 # runtime's directory by the same relative path as `fnprof run`.

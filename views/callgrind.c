@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The callgrind profile format (valgrind.org/docs/manual/cl-format.html), read by
  * KCachegrind, QCachegrind and callgrind_annotate: per function its self cost, then per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Collapsed stacks, the input of flamegraph.pl, inferno and speedscope: one line per
  * calling context, its frames from the outermost call joined by ';', a space, and its own

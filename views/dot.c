@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A graphviz call graph in the manner of gprof2dot (jrfonseca/gprof2dot): a box per
  * function, "name", "file:line", "total% (self%)" and its calls; an arrow per caller

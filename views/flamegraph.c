@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A flame graph drawn by fnprof itself: one self-contained SVG (inline style and script,
  * no outside resource), after flamegraph.pl's conventions. Each calling context is a

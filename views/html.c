@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * html: one self-contained HTML file, a report to open from a CI artifact or a copied file:
  * the run's metadata in its header, the pstats table (sortable, filterable), an icicle

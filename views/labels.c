@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What views call functions, and the unit of their values.
  */

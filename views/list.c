@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The views `fnprof convert --to` knows, by name.
  */

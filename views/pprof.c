@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pprof: Google's profile.proto, gzipped, as go tool pprof (-top, -traces, -raw, -http) and
  * speedscope read it. One sample per calling context (a node of the tree) with calls or own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * speedscope's JSON file format (jlfwong/speedscope, src/lib/file-format-spec.ts): one
  * frame per function in "shared", and one "sampled" profile per thread, named for it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Escaping for the text formats. Names come from DWARF and from files a user hands us, so
  * they may hold any byte: output stays valid JSON or XML whatever they hold.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * views/: a profile drawn for the tools people already use. Each file writes one format
  * from the profile model (profile.h): the calling-context tree for the views that show

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The benchmark's reference hooks: the least a profiler built on -finstrument-functions can
  * do, so that fnprof's own cost can be read as a ratio to it.

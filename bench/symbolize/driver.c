@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The symbolization benchmark's driver: resolves the addresses listed in a file (one hex ELF
  * address a line) in one module, as the runtime does at exit: fnp_symbolizer_new, one

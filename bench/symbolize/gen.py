@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Writes a big C++ program for the symbolization benchmark.
 
 gen.py OUTDIR NFUNCS [NFILES]: NFILES translation units (default NFUNCS/100), together about

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Runs one benchmark command and reports its figures, so that they are the command's own.
  * A Python child (fork or vfork) carries the interpreter's resident set into the exec, and

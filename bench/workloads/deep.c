@@ -43,3 +43,4 @@ int main(int argc, char **argv)
     printf("deep %ld x %ld: %ld\n", repeats, depth, sum);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -20,3 +20,4 @@ int main(int argc, char **argv)
     printf("fib(%d) = %ld\n", n, fib(n));
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -47,3 +47,4 @@ int main(int argc, char **argv)
 
 if __name__ == "__main__":
     main()
+# SPDX-License-Identifier: MIT

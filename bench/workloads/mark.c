@@ -41,3 +41,4 @@ __attribute__((constructor)) static LOCAL void mark_init(void)
     if (mark_path && *mark_path)
         atexit(mark);
 }
+/* SPDX-License-Identifier: MIT */

@@ -90,3 +90,4 @@ int main(int argc, char **argv)
     printf("regions %s: %u\n", mode, (unsigned)acc);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -49,3 +49,4 @@ int main(int argc, char **argv)
     printf("tiny x %d threads: %lu\n", threads, sum);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

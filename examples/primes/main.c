@@ -13,3 +13,4 @@ int main(int argc, char **argv)
     printf("%u primes below %u\n", count_primes(limit), limit);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

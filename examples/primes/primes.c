@@ -17,3 +17,4 @@ unsigned count_primes(unsigned limit)
         count += (unsigned)is_prime(n);
     return count;
 }
+/* SPDX-License-Identifier: MIT */

@@ -6,3 +6,4 @@ int is_prime(unsigned n);
 unsigned count_primes(unsigned limit);
 
 #endif
+/* SPDX-License-Identifier: MIT */

@@ -15,3 +15,4 @@ int main(void)
     printf("app: %ld\n", s);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -6,3 +6,4 @@ __attribute__((noinline)) long plain_work(long n)
         acc += i ^ (acc >> 3);
     return acc;
 }
+/* SPDX-License-Identifier: MIT */

@@ -28,3 +28,4 @@ PY
 PROF_OUTPUT=out2.prof PROF_QUIET=1 ./app >stdout 2>stderr
 [ ! -s stderr ] || { echo "FAIL: instrumented library still reported:"; cat stderr; exit 1; }
 echo "coverage test passed"
+# SPDX-License-Identifier: MIT

@@ -442,3 +442,4 @@ def main():
 
 if __name__ == '__main__':
     main()
+# SPDX-License-Identifier: MIT

@@ -20,3 +20,4 @@ add_test(NAME setup.pstats_data
                  ${FNP_PSTATS_DATA} --also ${fnp_other_pythons})
 set_tests_properties(setup.pstats_data PROPERTIES FIXTURES_SETUP pstats_data LABELS unit
                      TIMEOUT 120)
+# SPDX-License-Identifier: MIT

@@ -37,3 +37,4 @@ int main(int argc, char **argv)
     printf("%d\n", sum);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

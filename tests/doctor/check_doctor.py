@@ -397,3 +397,4 @@ CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 if args.case not in CASES:
     fail("unknown case %s (%s)" % (args.case, ", ".join(CASES)))
 CASES[args.case]()
+# SPDX-License-Identifier: MIT

@@ -11,3 +11,4 @@ int instr_work(int n)
         s += step(i);
     return s;
 }
+/* SPDX-License-Identifier: MIT */

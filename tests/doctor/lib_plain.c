@@ -6,3 +6,4 @@ int plain_work(int n)
         s += i * i;
     return s;
 }
+/* SPDX-License-Identifier: MIT */

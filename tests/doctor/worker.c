@@ -16,3 +16,4 @@ int main(int argc, char **argv)
         work(i);
     return argc > 2 ? atoi(argv[2]) : 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -366,3 +366,4 @@ def main(argv=None):
 
 if __name__ == "__main__":
     sys.exit(main())
+# SPDX-License-Identifier: MIT

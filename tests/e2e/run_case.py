@@ -259,3 +259,4 @@ def run_case(args):
 
 if __name__ == "__main__":
     sys.exit(main())
+# SPDX-License-Identifier: MIT

@@ -176,3 +176,4 @@ def check_timing(c_source, prof, stdout, wall, out):
     print("timing: %s" % ("fnprof's times agree with the program's clock" if not problems
                           else "%d problems" % len(problems)), file=out)
     return not problems
+# SPDX-License-Identifier: MIT

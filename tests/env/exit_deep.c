@@ -26,3 +26,4 @@ int main(void)
     work(4);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -23,3 +23,4 @@ int main(void)
     }
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -182,3 +182,4 @@ with tempfile.TemporaryDirectory() as d:
         fail("a setuid program honoured PROF_OUTPUT", r)
 
 print("env checks passed")
+# SPDX-License-Identifier: MIT

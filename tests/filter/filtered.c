@@ -60,3 +60,4 @@ int main(void)
     printf("filtered: %d\n", sink);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

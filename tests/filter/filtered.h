@@ -1,2 +1,3 @@
 void leaf(void);
 void lib_entry(int n);
+/* SPDX-License-Identifier: MIT */

@@ -7,3 +7,4 @@ __attribute__((noinline)) void lib_entry(int n)
     for (int i = 0; i < n; i++)
         leaf();
 }
+/* SPDX-License-Identifier: MIT */

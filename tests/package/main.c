@@ -15,3 +15,4 @@ int main(int argc, char **argv)
     printf("%d %s\n", sum, fnprof_version());
     return argc > 1 && strcmp(argv[1], "dump") == 0 ? fnprof_dump(NULL) != 0 : 0;
 }
+/* SPDX-License-Identifier: MIT */

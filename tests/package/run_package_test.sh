@@ -32,3 +32,4 @@ out=$(cd "$tmp" && env -u LD_LIBRARY_PATH PROF_OUTPUT=installed.prof PROF_QUIET=
 "$tmp/prefix/bin/fnprof" run -o "$tmp/run.prof" --quiet -- "$tmp/consumer/consumer" >/dev/null
 "$tmp/prefix/bin/fnprof" report "$tmp/run.prof" | grep -q "main.c:5(square)"
 echo "package test passed"
+# SPDX-License-Identifier: MIT

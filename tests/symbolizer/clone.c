@@ -54,3 +54,4 @@ int main(int argc, char **argv) /* @line clone_main */
     int v[3] = {argc, 2, 3};
     return scale(argc, 7) + scale(argc + 1, 7) + sum_if(argc - 1) + sum_if(argc - 2) + check(v, 3);
 }
+/* SPDX-License-Identifier: MIT */

@@ -104,3 +104,4 @@ int main() // @line cxx_main
     return c.m(1) + c.m(2.0) + c.t(3) + ns::C::s() + ns::anon(1) + stat(2) + apply(4) +
            shared_inline(b.get()) + more(6) + st.n + (v1 + v2 == v2);
 }
+/* SPDX-License-Identifier: MIT */

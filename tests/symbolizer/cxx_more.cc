@@ -6,3 +6,4 @@ int more(int x) // @line more
     Box<int> b{x};
     return shared_inline(b.get());
 }
+/* SPDX-License-Identifier: MIT */

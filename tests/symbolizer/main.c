@@ -20,3 +20,4 @@ int main(int argc, char **argv) /* @line main */
     (void)argv;
     return (int)(a_entry(argc) + b_entry(argc) + inc_four(argc) + spread_out(argc)) & 1;
 }
+/* SPDX-License-Identifier: MIT */

@@ -10,3 +10,4 @@ int a_entry(int x) /* @line a_entry */
 {
     return helper(x);
 }
+/* SPDX-License-Identifier: MIT */

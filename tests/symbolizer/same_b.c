@@ -11,3 +11,4 @@ int b_entry(int x) /* @line b_entry */
 {
     return helper(x) * 3;
 }
+/* SPDX-License-Identifier: MIT */

@@ -8,3 +8,4 @@ int lib_visible(int x) /* @line lib_visible */
 {
     return lib_hidden(x) + 1;
 }
+/* SPDX-License-Identifier: MIT */

@@ -430,3 +430,4 @@ def selftest():
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+# SPDX-License-Identifier: MIT

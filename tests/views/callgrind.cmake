@@ -13,3 +13,4 @@ set_tests_properties(views.callgrind_calls_and_costs_match_pstats.timed
                      views.callgrind_calls_and_costs_match_pstats.count_only
                      views.callgrind_calls_and_costs_match_pstats.cpython
                      views.callgrind_keeps_odd_names_one_line PROPERTIES SKIP_RETURN_CODE 77)
+# SPDX-License-Identifier: MIT

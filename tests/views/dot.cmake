@@ -10,3 +10,4 @@ set_tests_properties(views.dot_edges_carry_exact_calls.timed
                      views.dot_edges_carry_exact_calls.count_only
                      views.dot_edges_carry_exact_calls.cpython views.dot_escapes_odd_names
                      views.dot_draws_svg_through_graphviz PROPERTIES SKIP_RETURN_CODE 77)
+# SPDX-License-Identifier: MIT

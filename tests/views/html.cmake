@@ -5,3 +5,4 @@ fnp_views_test(html_report_matches_the_profile check_html.py --max-load-ms 2000
                --screenshot ${fnp_views_work}/paths.html.png)
 set_tests_properties(views.html_report_matches_the_profile PROPERTIES SKIP_RETURN_CODE 77
                      TIMEOUT 300)
+# SPDX-License-Identifier: MIT

@@ -108,3 +108,4 @@ class Verdict:
         if not self.problems:
             print("ok: %s" % self.name)
         return 1 if self.problems else 0
+# SPDX-License-Identifier: MIT

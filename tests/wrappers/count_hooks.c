@@ -75,3 +75,4 @@ __attribute__((no_instrument_function, destructor)) static void dump(void)
         fprintf(f, "lost 0 0 %lu\n", lost);
     fclose(f);
 }
+/* SPDX-License-Identifier: MIT */

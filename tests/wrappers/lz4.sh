@@ -70,3 +70,4 @@ for mode in compress decompress; do
 done
 cmp "$work/input.txt" "$work/output.txt" || { echo "FAIL: lz4 round trip differs" >&2; exit 1; }
 exit $status
+# SPDX-License-Identifier: MIT

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Turns the HTML report's style and script into a C header (cmake -P, run by the build):
 #   cmake -DOUT=html_assets.h -DCSS=report.css -DJS=report.js -P embed.cmake
 # Each file becomes a NUL-terminated char array, fnp_html_css and fnp_html_js, written

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The HTML report's style and script are ordinary files in this folder, embedded in
 # views/html.c at build time as html_assets.h (embed.cmake). Included from
 # views/CMakeLists.txt, after fnp_views is defined.

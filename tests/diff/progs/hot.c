@@ -59,3 +59,4 @@ int main(int argc, char **argv)
         common();
     return rec(moved ? 3 : 2) == 99;
 }
+/* SPDX-License-Identifier: MIT */

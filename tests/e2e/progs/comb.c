@@ -49,3 +49,4 @@ int main(void)
     printf("total %ld\n", total);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

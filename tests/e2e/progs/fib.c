@@ -22,3 +22,4 @@ int main(void)
     run_all();
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -34,3 +34,4 @@ int main(void)
     run_all();
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -53,3 +53,4 @@ int main(void)
     printf("%d\n", s);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

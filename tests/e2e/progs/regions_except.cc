@@ -37,3 +37,4 @@ int main()
     std::printf("%d\n", s);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -114,3 +114,4 @@ int main(void)
                events[i].ts.tv_nsec);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -36,3 +36,4 @@ int main(void)
     run_all();
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

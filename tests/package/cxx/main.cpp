@@ -26,3 +26,4 @@ int main()
     std::printf("%d %d\n", w.front(), w.back());
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -4,3 +4,4 @@ int alpha_step(int x)
 {
     return beta_leaf(x) * 2;
 }
+/* SPDX-License-Identifier: MIT */

@@ -2,3 +2,4 @@ int gamma_twice(int x)
 {
     return x + x;
 }
+/* SPDX-License-Identifier: MIT */

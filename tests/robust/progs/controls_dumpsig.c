@@ -126,3 +126,4 @@ int main(int argc, char **argv)
     printf("dumpsig %d threads total %lu\n", WORKERS, total);
     return status ? 3 : 0;
 }
+/* SPDX-License-Identifier: MIT */

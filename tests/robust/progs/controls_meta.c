@@ -26,3 +26,4 @@ int main(void)
     printf("meta %d %s\n", r, bad ? "refused" : "accepted");
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

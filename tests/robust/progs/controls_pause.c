@@ -109,3 +109,4 @@ int main(int argc, char **argv)
     printf("%s %d\n", how, r);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -98,3 +98,4 @@ int main(void)
     pthread_barrier_destroy(&late);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -73,3 +73,4 @@ int main(void)
     pthread_barrier_destroy(&go);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

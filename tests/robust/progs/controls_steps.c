@@ -42,3 +42,4 @@ int main(int argc, char **argv)
     printf("steps %d result %ld\n", steps, r);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

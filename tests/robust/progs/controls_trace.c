@@ -80,3 +80,4 @@ int main(int argc, char **argv)
     printf("trace %d threads total %lu\n", WORKERS + shorts, total);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -72,3 +72,4 @@ int main(int argc, char **argv)
         write_peak_rss(argv[2]);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -55,3 +55,4 @@ int main()
     std::printf("except: total %ld\n", (long)total);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -20,3 +20,4 @@ int main(void)
     printf("child: sum %d\n", sum);
     return 3;
 }
+/* SPDX-License-Identifier: MIT */

@@ -53,3 +53,4 @@ int main(int argc, char **argv)
     printf("parent: child exited %d, sum %d\n", status, sum);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -74,3 +74,4 @@ int main(int argc, char **argv)
     printf("children ok: %d, parent sum %d\n", ok, sum);
     return ok == CHILDREN ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

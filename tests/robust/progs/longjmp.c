@@ -82,3 +82,4 @@ int main(int argc, char **argv)
     printf("%s: total %ld\n", use_signal ? "siglongjmp" : "longjmp", (long)total);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -10,3 +10,4 @@ int a_work(int i)
 {
     return a_leaf(i) + a_leaf(i + 1);
 }
+/* SPDX-License-Identifier: MIT */

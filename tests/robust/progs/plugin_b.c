@@ -8,3 +8,4 @@ int b_work(int i)
 {
     return b_leaf(i) + b_leaf(i + 1) + b_leaf(i + 2);
 }
+/* SPDX-License-Identifier: MIT */

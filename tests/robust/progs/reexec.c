@@ -39,3 +39,4 @@ int main(int argc, char **argv)
     printf("exec failed: %d\n", s);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -67,3 +67,4 @@ int main(int argc, char **argv)
     printf("end, handled %d\n", (int)handled);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

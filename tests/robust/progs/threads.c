@@ -74,3 +74,4 @@ int main(void)
     printf("threads %d main %lu total %lu\n", WORKERS + 1, mine, total);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

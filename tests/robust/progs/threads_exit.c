@@ -48,3 +48,4 @@ int main(void)
     leave(5);
     return 1;
 }
+/* SPDX-License-Identifier: MIT */

@@ -14,3 +14,4 @@ template <typename T> struct Box {
         return v;
     }
 };
+/* SPDX-License-Identifier: MIT */

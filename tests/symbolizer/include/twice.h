@@ -4,3 +4,4 @@ static inline int twice(int x) /* @line twice */
 {
     return 2 * x;
 }
+/* SPDX-License-Identifier: MIT */

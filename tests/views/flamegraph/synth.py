@@ -119,3 +119,4 @@ def large(path, n=200000, nfuncs=5000, seed=7):
     nodes = [(func_of[i], parent, t, rnd.randrange(1, 100), incl[k])
              for k, (i, parent, t) in enumerate(out)]
     write(path, keys, nodes, threads=("thread 1", "thread 2", "thread 3", "thread 4"))
+# SPDX-License-Identifier: MIT

@@ -278,3 +278,4 @@ class Browser:
 
     def __exit__(self, *exc):
         self.close()
+# SPDX-License-Identifier: MIT

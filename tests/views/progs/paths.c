@@ -80,3 +80,4 @@ int main(void)
     printf("%lu\n", sink > 0 ? 1ul : 0ul);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -57,3 +57,4 @@ if __name__ == "__main__":
     import cProfile
     import sys
     cProfile.run("main()", sys.argv[1])
+# SPDX-License-Identifier: MIT

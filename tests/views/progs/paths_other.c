@@ -12,3 +12,4 @@ void paths_other(void)
 {
     helper();
 }
+/* SPDX-License-Identifier: MIT */

@@ -27,3 +27,4 @@ int main(int argc, char **argv)
     printf("%d %zu\n", t, strlen(argv[0]) > 0 ? (size_t)1 : (size_t)0);
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

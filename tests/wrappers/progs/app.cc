@@ -38,3 +38,4 @@ int main()
     std::printf("%d %d %zu\n", v.front(), v.back(), m.size());
     return 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -3,3 +3,4 @@ int f(void)
 {
     return undeclared_name + 1;
 }
+/* SPDX-License-Identifier: MIT */

@@ -37,3 +37,4 @@ int main(void)
 {
     return keep_work(5) == 0;
 }
+/* SPDX-License-Identifier: MIT */

@@ -15,3 +15,4 @@ int lib_run(int n)
         s += lib_step(i);
     return s;
 }
+/* SPDX-License-Identifier: MIT */

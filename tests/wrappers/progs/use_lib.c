@@ -8,3 +8,4 @@ int main(void)
     printf("%d\n", lib_run(7));
     return 0;
 }
+/* SPDX-License-Identifier: MIT */
