@@ -1073,6 +1073,11 @@ def main():
         sys.stdout.flush()
         subprocess.run([sys.executable, str(BENCH / "mpi" / "overhead.py"), "--fnprof",
                         str(fnprof_bin), *(["--quick"] if args.quick else [])], check=False)
+    # PROF_MEMORY: the cost per allocation, against heaptrack and DHAT (bench/memory.py).
+    print()
+    sys.stdout.flush()
+    subprocess.run([sys.executable, str(BENCH / "memory.py"), "--lib", str(lib_dir),
+                    *(["--quick"] if args.quick else [])], check=False)
     if run.notes:
         print("\nnotes from the runs:")
         for n in run.notes:
