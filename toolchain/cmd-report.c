@@ -138,23 +138,6 @@ static void put_ljust(const char *s, size_t w, size_t width)
         putchar(' ');
 }
 
-static char *std_string(const struct fnp_key *k)
-{
-    char *s = NULL;
-    int n;
-    /* pstats prints C functions ('~', 0, '<built-in method x>') as {built-in method x}. */
-    if (!strcmp(k->file, "~") && k->line == 0) {
-        size_t len = strlen(k->name);
-        if (len >= 2 && k->name[0] == '<' && k->name[len - 1] == '>')
-            n = asprintf(&s, "{%.*s}", (int)(len - 2), k->name + 1);
-        else
-            n = asprintf(&s, "%s", k->name);
-    } else {
-        n = asprintf(&s, "%s:%" PRIu32 "(%s)", k->file, k->line, k->name);
-    }
-    return n < 0 ? NULL : s;
-}
-
 static int cmp_u64_desc(uint64_t a, uint64_t b)
 {
     return a < b ? 1 : a > b ? -1 : 0;
@@ -471,7 +454,7 @@ static int report_prepare(struct report *r)
     if (!r->stdname || !r->width || !r->order)
         return -1;
     for (size_t i = 0; i < n; i++) {
-        r->stdname[i] = std_string(&p->funcs[i].key);
+        r->stdname[i] = fnp_cli_std_string(&p->funcs[i].key);
         if (!r->stdname[i])
             return -1;
         r->width[i] = text_width(r->stdname[i]);
