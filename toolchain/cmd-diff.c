@@ -11,8 +11,8 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
