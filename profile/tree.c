@@ -49,12 +49,18 @@ static int by_thread_func(const void *a, const void *b, void *nodes_)
 }
 
 /* Adds the memory columns of a node merged into another. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a + b < a ? UINT64_MAX : a + b;
+}
+
 static void add_mem(struct fnp_mem_node *to, const struct fnp_mem_node *from)
 {
-    /* Sums wrap rather than overflow, as the ticks do. */
-    to->allocs += from->allocs;
-    to->frees += from->frees;
-    to->freed += from->freed;
+    /* Sums saturate: frees <= allocs holds in each addend, so it holds in the sums, and a
+     * merge never writes what the reader refuses. */
+    to->allocs = sat_add(to->allocs, from->allocs);
+    to->frees = sat_add(to->frees, from->frees);
+    to->freed = sat_add(to->freed, from->freed);
     if (from->peak > to->peak)
         to->peak = from->peak;
 }

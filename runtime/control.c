@@ -117,20 +117,39 @@ static int cycle_dump_locked(uint64_t cycle, int reset)
     return rc;
 }
 
+/* The program's threads call these; a thread cancelled inside one (a dump writes, a
+ * cancellation point) would leave the lock held and every later dump, and the exit's,
+ * waiting for ever: cancellation waits until the lock is released. */
+static int lock_control(void)
+{
+    int cancel;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+    pthread_mutex_lock(&lock);
+    return cancel;
+}
+
+static void unlock_control(int cancel)
+{
+    pthread_mutex_unlock(&lock);
+    pthread_setcancelstate(cancel, NULL);
+    if (cancel == PTHREAD_CANCEL_ENABLE)
+        pthread_testcancel(); /* a cancel that came meanwhile acts now, the lock released */
+}
+
 void fnp_control_pause(int paused)
 {
-    pthread_mutex_lock(&lock);
+    int cancel = lock_control();
     user_paused = paused;
     apply();
-    pthread_mutex_unlock(&lock);
+    unlock_control(cancel);
 }
 
 void fnp_control_step(void)
 {
-    pthread_mutex_lock(&lock);
+    int cancel = lock_control();
     if (!__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED) || !have_schedule) {
         step++;
-        pthread_mutex_unlock(&lock);
+        unlock_control(cancel);
         return;
     }
     enum fnp_step_action was = fnp_schedule_action(&schedule, step);
@@ -147,30 +166,30 @@ void fnp_control_step(void)
         reset_locked();
     schedule_none = now == FNP_STEP_NONE;
     apply();
-    pthread_mutex_unlock(&lock);
+    unlock_control(cancel);
 }
 
 void fnp_control_reset(void)
 {
-    pthread_mutex_lock(&lock);
+    int cancel = lock_control();
     if (__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED))
         reset_locked();
-    pthread_mutex_unlock(&lock);
+    unlock_control(cancel);
 }
 
 int fnp_control_dump(const char *path, int quiet)
 {
-    pthread_mutex_lock(&lock);
+    int cancel = lock_control();
     int rc = dump_locked(path, 0, quiet, 0);
-    pthread_mutex_unlock(&lock);
+    unlock_control(cancel);
     return rc;
 }
 
 void fnp_control_exit(void)
 {
-    pthread_mutex_lock(&lock);
+    int cancel = lock_control();
     if (!__atomic_exchange_n(&fnp_recording, 0, __ATOMIC_ACQ_REL)) {
-        pthread_mutex_unlock(&lock);
+        unlock_control(cancel);
         return;
     }
     if (have_schedule) {
@@ -190,7 +209,7 @@ void fnp_control_exit(void)
         free(path);
     }
     fnp_trace_finish();
-    pthread_mutex_unlock(&lock);
+    unlock_control(cancel);
 }
 
 uint64_t fnp_control_steps(void)

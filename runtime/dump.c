@@ -178,6 +178,7 @@ static void fnp_forked_child(void)
 {
     if (!__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED))
         return;
+    fnp_mem_hold(); /* fnprof's own allocations, not the child's */
     fnp_config.child = 1;
     fnp_config.pid = (int)getpid();
     fnp_config.image = 0;
@@ -185,6 +186,7 @@ static void fnp_forked_child(void)
     fnp_config.inherited_calls = fnp_thread_nodes();
     fnp_signals_paths();
     fnp_dumpsig_after_fork();
+    fnp_mem_release();
 }
 
 __attribute__((constructor)) static void fnp_load(void)

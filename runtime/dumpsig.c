@@ -64,6 +64,9 @@ static void on_dump_signal(int sig)
 static void *dumper(void *arg)
 {
     (void)arg;
+    /* fnprof's own thread: its allocations are not the program's, and it has no thread
+     * state of its own to attach to (runtime/memory.c). */
+    fnp_mem_hold();
     int fd = pipe_fds[0];
     for (;;) {
         char buf[64];

@@ -232,7 +232,7 @@ struct block {
 #define SHARD_FIRST 1024
 
 struct shard {
-    int lock;
+    uintptr_t lock; /* 0, or the holder's token (lock_shard) */
     struct block *slots;
     size_t mask; /* slots - 1; slots a power of two */
     size_t count;
@@ -255,10 +255,23 @@ static inline FNP_NOINSTR size_t home_of(uint64_t h, size_t mask)
     return (size_t)(h >> 16) & mask;
 }
 
+/* A lock word holds its holder's token, the address of a thread-local byte, set in the one
+ * atomic step that takes it: a fork from a signal handler that interrupted this thread
+ * inside a table operation can tell the shard it holds itself, and must not wait for. */
+static __thread char token_byte __attribute__((tls_model("initial-exec")));
+
+static inline FNP_NOINSTR uintptr_t my_token(void)
+{
+    return (uintptr_t)&token_byte;
+}
+
 static FNP_NOINSTR void lock_shard(struct shard *s)
 {
     unsigned spins = 0;
-    while (__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE)) {
+    uintptr_t me = my_token(), free_word = 0;
+    while (!__atomic_compare_exchange_n(&s->lock, &free_word, me, 0, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED)) {
+        free_word = 0;
         while (__atomic_load_n(&s->lock, __ATOMIC_RELAXED)) {
             if (++spins > 100)
                 sched_yield(); /* the holder may be descheduled: let it run */
@@ -675,17 +688,28 @@ FNP_WRAP void *pvalloc(size_t n)
 /* fork: no shard may be locked by a thread that does not exist in the child. The forking
  * thread holds them all across the fork, busy so that an allocation by an atfork handler
  * meanwhile does not wait for a lock it holds itself. */
+/* The shard this thread held when it forked (from a signal handler), or NULL. */
+static __thread struct shard *held_at_fork __attribute__((tls_model("initial-exec")));
+
 static void before_fork(void)
 {
     fnp_mem_hold();
-    for (size_t i = 0; i < sizeof(shards) / sizeof(shards[0]); i++)
-        lock_shard(&shards[i]);
+    /* A fork from a signal handler may interrupt this thread inside a table operation: the
+     * shard it holds stays as it is (held, by this thread, in both processes). */
+    held_at_fork = NULL;
+    for (size_t i = 0; i < sizeof(shards) / sizeof(shards[0]); i++) {
+        if (__atomic_load_n(&shards[i].lock, __ATOMIC_RELAXED) == my_token())
+            held_at_fork = &shards[i];
+        else
+            lock_shard(&shards[i]);
+    }
 }
 
 static void after_fork_parent(void)
 {
     for (size_t i = 0; i < sizeof(shards) / sizeof(shards[0]); i++)
-        unlock_shard(&shards[i]);
+        if (&shards[i] != held_at_fork)
+            unlock_shard(&shards[i]);
     fnp_mem_release();
 }
 
@@ -696,6 +720,11 @@ static void after_fork_child(void)
 {
     for (size_t i = 0; i < sizeof(shards) / sizeof(shards[0]); i++) {
         struct shard *s = &shards[i];
+        /* The shard an interrupted operation holds (a fork from a signal handler) is left
+         * as it is: that operation goes on in the child too, with the table it was using.
+         * Its entries, the parent's blocks, stay: a rare miscount, never a crash. */
+        if (s == held_at_fork)
+            continue;
         if (s->slots)
             munmap(s->slots, (s->mask + 1) * sizeof(*s->slots));
         s->slots = NULL;

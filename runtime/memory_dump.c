@@ -94,8 +94,11 @@ struct totals {
 static int make_raw(struct fnp_raw *raw, const struct fnp_snapshot *snap, uintptr_t outside_key,
                     struct totals *tot)
 {
+    /* The list read once: a thread that attaches meanwhile (it passed the recording check
+     * just before the exit) joins at the head, out of both walks. */
+    struct fnp_thread *head = fnp_thread_list();
     size_t nctx = 0, nthreads = 0;
-    for (struct fnp_thread *t = fnp_thread_list(); t; t = t->next)
+    for (struct fnp_thread *t = head; t; t = t->next)
         nthreads++;
     struct by_node *all = all_contexts(&nctx);
     size_t cap = snap->n + nthreads;
@@ -119,7 +122,7 @@ static int make_raw(struct fnp_raw *raw, const struct fnp_snapshot *snap, uintpt
         seen[nodes[n].thread] = 1;
     }
     uint32_t thread = 0;
-    for (struct fnp_thread *t = fnp_thread_list(); t; t = t->next, thread++) {
+    for (struct fnp_thread *t = head; t; t = t->next, thread++) {
         uint64_t bytes;
         struct fnp_mem_node m = columns(find(all, nctx, &t->root), &bytes);
         if (!m.allocs)
@@ -174,8 +177,11 @@ static int write_memory(const char *path, const struct fnp_snapshot *snap)
     struct fnp_profile prof;
     fnp_profile_init(&prof);
     int rc = make_raw(&raw, snap, FNP_REGION_TAG | (nreg + 1), &tot);
-    if (!rc && raw.n == 0) {
-        fnp_log("no allocation or instrumented call was recorded; %s not written", path);
+    /* A process with no instrumented call (a shell, a launcher fnprof was preloaded into)
+     * writes no memory profile, as it writes no timing profile: its allocations would only
+     * be <outside recorded calls>, and its file would take the name from the program's. */
+    if (!rc && (raw.n == 0 || snap->n == 0)) {
+        fnp_log("no instrumented call was recorded; %s not written", path);
         rc = -ENODATA;
     }
     if (!rc)

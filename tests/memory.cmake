@@ -30,3 +30,21 @@ add_test(NAME e2e.memory.heaptrack
          COMMAND Python3::Interpreter ${CMAKE_CURRENT_SOURCE_DIR}/memory/heaptrack_agree.py
                  --lib $<TARGET_FILE:fnprof_shared> -- $<TARGET_FILE:fnp_memory_threads>)
 set_tests_properties(e2e.memory.heaptrack PROPERTIES LABELS e2e SKIP_RETURN_CODE 77)
+
+# A fork from a signal handler that interrupts the wrappers inside their table of blocks,
+# and threads cancelled inside fnprof_dump: both must end (TIMEOUT), printing "ok".
+add_executable(fnp_memory_sigfork memory/sigfork.c)
+target_compile_options(fnp_memory_sigfork PRIVATE -g -O0 -finstrument-functions)
+add_test(NAME e2e.memory.signal_fork
+         COMMAND ${CMAKE_COMMAND} -E env PROF_MEMORY=${CMAKE_CURRENT_BINARY_DIR}/sigfork.prof
+                 PROF_QUIET=1 LD_PRELOAD=$<TARGET_FILE:fnprof_shared>
+                 $<TARGET_FILE:fnp_memory_sigfork>)
+add_executable(fnp_memory_cancel memory/cancel.c)
+target_compile_options(fnp_memory_cancel PRIVATE -g -O0 -finstrument-functions)
+target_link_libraries(fnp_memory_cancel PRIVATE fnprof_shared Threads::Threads)
+add_test(NAME e2e.robust.cancel_in_dump
+         COMMAND ${CMAKE_COMMAND} -E env PROF_OUTPUT=${CMAKE_CURRENT_BINARY_DIR}/cancel.prof
+                 PROF_MEMORY=${CMAKE_CURRENT_BINARY_DIR}/cancel.mem.prof PROF_QUIET=1
+                 $<TARGET_FILE:fnp_memory_cancel>)
+set_tests_properties(e2e.memory.signal_fork e2e.robust.cancel_in_dump PROPERTIES
+                     LABELS e2e TIMEOUT 120 PASS_REGULAR_EXPRESSION "^ok")

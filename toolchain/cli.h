@@ -64,4 +64,10 @@ int fnp_cli_read_file(const char *cmd, const char *path, char **data, size_t *le
  * NULL) gets the file's fstat. */
 int fnp_cli_load(const char *cmd, const char *path, struct fnp_profile *p, struct stat *st);
 
+/* load.c: 0 when a and b are both memory profiles (PROF_MEMORY: "profile" is "memory" in
+ * their metadata) or both timing ones; else prints why they cannot be added or compared
+ * and returns -1. */
+int fnp_cli_same_kind(const char *cmd, const char *a_path, const struct fnp_profile *a,
+                      const char *b_path, const struct fnp_profile *b);
+
 #endif

@@ -461,7 +461,8 @@ static int find_breaches(struct diff_cmd *c)
 
 static int run(struct diff_cmd *c, int json, int sort_given, int limit_given)
 {
-    if (load_side(&c->base) || load_side(&c->next))
+    if (load_side(&c->base) || load_side(&c->next) ||
+        fnp_cli_same_kind("diff", c->base.path, &c->base.p, c->next.path, &c->next.p))
         return EXIT_TROUBLE;
     c->times = c->base.count_only == c->next.count_only;
     if (!c->times) {

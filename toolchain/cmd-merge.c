@@ -85,7 +85,9 @@ int fnp_cmd_merge(int argc, char **argv)
             rc = FNP_EXIT_FAILURE;
         } else {
             runs += runs_in(into);
-            if (into == &in && fnp_profile_merge(&sum, &in)) {
+            if (into == &in && fnp_cli_same_kind("merge", argv[optind], &sum, argv[i], &in)) {
+                rc = FNP_EXIT_FAILURE;
+            } else if (into == &in && fnp_profile_merge(&sum, &in)) {
                 fnp_cli_error("merge", "%s: out of memory", argv[i]);
                 rc = FNP_EXIT_FAILURE;
             } else if (had && sum.tree_kind == FNP_TREE_NONE) {

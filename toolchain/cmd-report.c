@@ -493,6 +493,13 @@ struct mem_row {
     uint64_t allocs, bytes, cum, frees, freed, peak;
 };
 
+/* Bytes still live at exit. A file's freed bytes may exceed its bytes (a hostile file, or
+ * sums that wrapped): then none, not a wrapped count. */
+static uint64_t leaked(const struct mem_row *r)
+{
+    return r->bytes > r->freed ? r->bytes - r->freed : 0;
+}
+
 enum mem_field { M_ALLOCS, M_BYTES, M_CUM, M_FREES, M_FREED, M_PEAK, M_LEAKED, M_NAME };
 
 static const struct mem_sort {
@@ -522,7 +529,7 @@ static uint64_t mem_value(const struct mem_row *r, enum mem_field f)
     case M_PEAK:
         return r->peak;
     case M_LEAKED:
-        return r->bytes - r->freed;
+        return leaked(r);
     default:
         return 0;
     }
@@ -627,7 +634,7 @@ static int print_memory(const struct fnp_profile *p, const char *path, const str
     printf("         %llu allocations of %s%s in %zu functions; %llu blocks live at exit, %s%s\n\n",
            (unsigned long long)total.allocs, bytes_text(all, sizeof(all), total.bytes, exact),
            exact ? " bytes" : "", n, (unsigned long long)(total.allocs - total.frees),
-           bytes_text(live, sizeof(live), total.bytes - total.freed, exact), exact ? " bytes" : "");
+           bytes_text(live, sizeof(live), leaked(&total), exact), exact ? " bytes" : "");
     printf("   Ordered by: %s\n", by->title);
     size_t shown = limit && limit < n ? limit : n;
     if (shown < n)
@@ -643,7 +650,7 @@ static int print_memory(const struct fnp_profile *p, const char *path, const str
         printf(" %10llu", (unsigned long long)r->frees);
         put_amount(r->freed, exact);
         put_amount(r->peak, exact);
-        put_amount(r->bytes - r->freed, exact);
+        put_amount(leaked(r), exact);
         char *name = fnp_cli_std_string(&p->funcs[r->func].key);
         putchar(' ');
         fnp_cli_put_text(stdout, name ? name : "?");

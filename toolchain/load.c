@@ -101,3 +101,15 @@ int fnp_cli_load(const char *cmd, const char *path, struct fnp_profile *p, struc
         *st = sb;
     return 0;
 }
+
+int fnp_cli_same_kind(const char *cmd, const char *a_path, const struct fnp_profile *a,
+                      const char *b_path, const struct fnp_profile *b)
+{
+    const char *ka = fnp_profile_meta(a, "profile"), *kb = fnp_profile_meta(b, "profile");
+    int a_mem = ka && strcmp(ka, "memory") == 0, b_mem = kb && strcmp(kb, "memory") == 0;
+    if (a_mem == b_mem)
+        return 0;
+    fnp_cli_error(cmd, "%s is a %s profile and %s a %s one: bytes and seconds do not add up",
+                  a_path, a_mem ? "memory" : "timing", b_path, b_mem ? "memory" : "timing");
+    return -1;
+}

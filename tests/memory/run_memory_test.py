@@ -280,12 +280,29 @@ def case_format(a, tmp):
     r = subprocess.run([a.fnprof, "report", "--memory", bad], capture_output=True, text=True)
     if r.returncode != 1 or "frees 2 blocks of 1" not in r.stderr:
         raise Failure("a damaged memory row: exit %d, %r" % (r.returncode, r.stderr))
+    # Bytes and seconds: merge and diff refuse to add or compare them, and write nothing.
     mixed = os.path.join(tmp, "mixed.prof")
-    subprocess.run([a.fnprof, "merge", "-o", mixed, m, os.path.join(tmp, "t.prof")],
-                   capture_output=True, check=True)
-    r = subprocess.run([a.fnprof, "report", "--memory", mixed], capture_output=True, text=True)
-    if r.returncode != 1 or "not a memory profile" not in r.stderr:
-        raise Failure("memory + timing merged kept memory columns: %r" % r.stderr)
+    for argv in (["merge", "-o", mixed, m, os.path.join(tmp, "t.prof")],
+                 ["diff", m, os.path.join(tmp, "t.prof")]):
+        r = subprocess.run([a.fnprof] + argv, capture_output=True, text=True)
+        if (r.returncode not in (1, 2) or "memory profile" not in r.stderr or r.stdout
+                or os.path.exists(mixed)):
+            raise Failure("fnprof %s of a memory and a timing profile: exit %d, %r" % (
+                argv[0], r.returncode, r.stderr))
+    # Merged sums that would pass 2^64 saturate: the reader still takes the file.
+    big = os.path.join(tmp, "big.prof")
+    tree.nodes[0].mem = (2**64 - 1, 0, 0, 0)
+    with open(big, "wb") as f:
+        f.write(fnptree.encode(stats, tree, version=3))
+    small = os.path.join(tmp, "small.prof")
+    tree.nodes[0].mem = (2, 2, 0, 0)
+    with open(small, "wb") as f:
+        f.write(fnptree.encode(stats, tree, version=3))
+    summed = os.path.join(tmp, "summed.prof")
+    subprocess.run([a.fnprof, "merge", "-o", summed, big, small], capture_output=True, check=True)
+    r = subprocess.run([a.fnprof, "report", "--memory", summed], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise Failure("a merge of near-2^64 counts is refused by its own reader: %r" % r.stderr)
 
 
 def case_static(a, tmp):
