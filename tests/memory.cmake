@@ -48,3 +48,15 @@ add_test(NAME e2e.robust.cancel_in_dump
                  $<TARGET_FILE:fnp_memory_cancel>)
 set_tests_properties(e2e.memory.signal_fork e2e.robust.cancel_in_dump PROPERTIES
                      LABELS e2e TIMEOUT 120 PASS_REGULAR_EXPRESSION "^ok")
+
+# A real program: Debian's lz4 (its sources fetched by e2e.wrappers.lz4, the fixture), built
+# with fnprof-cc at -O0 and compressing a file; its allocations per function must equal
+# heaptrack's for the same run (tests/memory/lz4_heaptrack.sh says why -O0).
+set_tests_properties(e2e.wrappers.lz4 PROPERTIES FIXTURES_SETUP fnp_lz4_built)
+add_test(NAME e2e.memory.heaptrack_lz4
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/memory/lz4_heaptrack.sh
+                 $<TARGET_FILE_DIR:fnprof_wrapper_cc> ${CMAKE_CURRENT_BINARY_DIR}/wrappers/lz4
+                 ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/memory/heaptrack_agree.py
+                 $<TARGET_FILE:fnprof_shared>)
+set_tests_properties(e2e.memory.heaptrack_lz4 PROPERTIES LABELS e2e SKIP_RETURN_CODE 77
+                     TIMEOUT 600 FIXTURES_REQUIRED fnp_lz4_built)
