@@ -735,6 +735,14 @@ static void after_fork_child(void)
     fnp_mem_release();
 }
 
+/* The next allocator's functions are found when the library loads, PROF_MEMORY or not:
+ * left to the process's first allocation, the lookup could run inside dlopen while another
+ * thread waits in dlsym for the loader's lock that dlopen holds. */
+__attribute__((constructor)) static void resolve_at_load(void)
+{
+    resolve();
+}
+
 #endif /* FNP_ALLOC_WRAPPERS */
 
 int fnp_mem_init(void)
