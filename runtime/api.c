@@ -43,14 +43,10 @@ FNPROF_API void fnprof_resume(void)
 
 FNPROF_API void fnprof_step(void)
 {
-    fnp_mem_hold(); /* a cycle's dump, its file name */
     fnp_control_step();
-    fnp_mem_release();
 }
 
 FNPROF_API void fnprof_reset(void)
 {
-    fnp_mem_hold();
     fnp_control_reset();
-    fnp_mem_release();
 }

@@ -119,17 +119,20 @@ static int cycle_dump_locked(uint64_t cycle, int reset)
 
 /* The program's threads call these; a thread cancelled inside one (a dump writes, a
  * cancellation point) would leave the lock held and every later dump, and the exit's,
- * waiting for ever: cancellation waits until the lock is released. */
+ * waiting for ever: cancellation waits until the lock is released. What is allocated
+ * under the lock (snapshots, baselines, file names) is fnprof's, not the program's. */
 static int lock_control(void)
 {
     int cancel;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
     pthread_mutex_lock(&lock);
+    fnp_mem_hold();
     return cancel;
 }
 
 static void unlock_control(int cancel)
 {
+    fnp_mem_release();
     pthread_mutex_unlock(&lock);
     pthread_setcancelstate(cancel, NULL);
     if (cancel == PTHREAD_CANCEL_ENABLE)

@@ -481,7 +481,9 @@ struct fnp_baseline {
 /* Copies every thread's tree; calls still open are closed at now (as cProfile's
  * flush_unmatched does). With since, only what was recorded after that baseline (contexts
  * with no call since are left out); with next, the totals are also kept there, to be the
- * next baseline. Returns 0 or -ENOMEM; caller frees with fnp_snapshot_free. */
+ * next baseline. Returns 0 or -ENOMEM; caller frees with fnp_snapshot_free. Its callers
+ * (fnp_dump, the control lock, the memory dump) hold fnp_mem_hold: the snapshot's
+ * allocations are fnprof's, not the program's. */
 int fnp_snapshot_take(struct fnp_snapshot *s, uint64_t now, const struct fnp_baseline *since,
                       struct fnp_baseline *next);
 /* Appends one thread's tree to s (zeroed first by the caller); what fnp_snapshot_take does

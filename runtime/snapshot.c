@@ -300,7 +300,6 @@ static void drop_uncalled(struct fnp_snapshot *s)
     free(at);
 }
 
-/* The snapshot's own allocations are fnprof's, not the program's (memory.c). */
 static int take(struct fnp_snapshot *s, uint64_t now, const struct fnp_baseline *since,
                 struct fnp_baseline *next, int keep_from)
 {
@@ -332,18 +331,12 @@ static int take(struct fnp_snapshot *s, uint64_t now, const struct fnp_baseline 
 int fnp_snapshot_take(struct fnp_snapshot *s, uint64_t now, const struct fnp_baseline *since,
                       struct fnp_baseline *next)
 {
-    fnp_mem_hold();
-    int rc = take(s, now, since, next, 0);
-    fnp_mem_release();
-    return rc;
+    return take(s, now, since, next, 0);
 }
 
 int fnp_snapshot_take_nodes(struct fnp_snapshot *s, uint64_t now)
 {
-    fnp_mem_hold();
-    int rc = take(s, now, NULL, NULL, 1);
-    fnp_mem_release();
-    return rc;
+    return take(s, now, NULL, NULL, 1);
 }
 
 void fnp_baseline_free(struct fnp_baseline *b)
