@@ -7,8 +7,9 @@
  *                path is taken against the working directory at load (the program may
  *                chdir later); "%p" becomes the process id, "%r" the MPI rank, "%h" the
  *                host name, "%%" a percent sign (profile/outname.c has every code).
- *   OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID (and their sizes): the rank an
- *                MPI launcher gave this process; in the metadata, and in the file name
+ *   OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID, ... (and their sizes; the
+ *                list is profile/outname.c's): the rank an MPI launcher gave this process; in the
+ * metadata, and in the file name
  *                (%r, or ".rank<r>" appended) so that no rank overwrites another's file.
  *   PROF_QUIET   "1": no line on stderr when the profile is written (errors still are).
  *   PROF_TIMER   auto (default), tsc, monotonic, none (count-only: no timestamps).
@@ -29,14 +30,15 @@
  *                attributed to its calling context (runtime/memory.c, docs/memory.md).
  *                Set alone, the calls are recorded for it and no timing file is written.
  *                The same rules as PROF_OUTPUT's for the path; libfnprof.so only.
- *   PROF_OWNER   set by fnprof itself, not by users: "<pid>:<launcher>:<rank>:<absolute
- *                PROF_OUTPUT>" of the process that writes PROF_OUTPUT as named (launcher
- *                and rank -1 outside one). It is inherited by every process started below that one
- * (fork, exec, system, posix_spawn), and those of the same rank write PROF_OUTPUT.<pid> instead, so
- * no process overwrites another's profile. A PROF_OUTPUT with %p names every process's file
- * already. PROF_EXEC    set by fnprof for the image an exec starts, after the image before it wrote
- * its profile: "<pid>:<n>". In that same process, the n-th image appends ".exec<n>" to its file
- * name (runtime/exec.c).
+ *   PROF_OWNER   set by fnprof itself, not by users: "<pid>:<file>" of the process that
+ *                writes <file>, PROF_OUTPUT (else PROF_MEMORY) as its codes and rank name
+ *                it. It is inherited by every process started below that one (fork, exec,
+ *                system, posix_spawn), and those whose name would be the same write
+ *                <file>.<pid> instead, so no process overwrites another's profile. A %p
+ *                names every process's file already, and so does a launcher's rank.
+ *   PROF_EXEC    set by fnprof for the image an exec starts, after the image before it
+ *                wrote its profile: "<pid>:<n>". In that same process, the n-th image
+ *                appends ".exec<n>" to its file name (runtime/exec.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -51,6 +53,17 @@ struct fnp_config fnp_config;
 static const char *env(const char *name)
 {
     return secure_getenv(name);
+}
+
+/* in with this process's codes replaced (profile/outname.c); NULL when out of memory. */
+static char *expand(const char *in, uint64_t cycle)
+{
+    char host[256] = "";
+    if (gethostname(host, sizeof(host) - 1) != 0)
+        host[0] = 0;
+    struct fnp_outname_vars v = {
+        .pid = (long)getpid(), .cycle = cycle, .launch = fnp_config.launch, .host = host};
+    return fnp_outname(in, &v);
 }
 
 /* path made absolute against the working directory now; NULL for out of memory. */
@@ -118,11 +131,8 @@ int fnp_env_load(void)
      * name would be the same is one of its children, and appends its pid; one whose name
      * differs owns that name (a %p in it; the ranks a launcher started below a profiled
      * process, each named by its rank). */
-    char host[256] = "", *mine, *mark = NULL;
-    if (gethostname(host, sizeof(host) - 1) != 0)
-        host[0] = 0;
-    struct fnp_outname_vars v = {.pid = (long)getpid(), .launch = fnp_config.launch, .host = host};
-    if (!(mine = fnp_outname(owned, &v)) || asprintf(&mark, "%d:%s", (int)getpid(), mine) < 0) {
+    char *mine, *mark = NULL;
+    if (!(mine = expand(owned, 0)) || asprintf(&mark, "%d:%s", (int)getpid(), mine) < 0) {
         free(mine);
         return 0;
     }
@@ -156,12 +166,7 @@ char *fnp_env_path(const char *in, uint64_t cycle)
 {
     if (!in)
         return NULL;
-    char host[256] = "";
-    if (gethostname(host, sizeof(host) - 1) != 0)
-        host[0] = 0;
-    struct fnp_outname_vars v = {
-        .pid = (long)getpid(), .cycle = cycle, .launch = fnp_config.launch, .host = host};
-    char *out = fnp_outname(in, &v);
+    char *out = expand(in, cycle);
     if (!out)
         return NULL;
     if (fnp_config.child && !fnp_outname_has(in, 'p') &&
