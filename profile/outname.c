@@ -36,8 +36,7 @@ static const char *const launchers[][4] = {
     {"SLURM_PROCID", "SLURM_STEP_NUM_TASKS", NULL, "SLURM_STEP_NUM_TASKS"},
 };
 
-/* A decimal number below 2^31, whole; -1 for anything else. */
-static long number(const char *s)
+long fnp_decimal31(const char *s)
 {
     if (!s || *s < '0' || *s > '9' || strlen(s) > 10)
         return -1;
@@ -51,13 +50,13 @@ void fnp_launch_detect(struct fnp_launch *l, const char *(*get)(const char *name
 {
     l->rank = l->size = l->source = -1;
     for (size_t i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++) {
-        long rank = number(get(launchers[i][0]));
+        long rank = fnp_decimal31(get(launchers[i][0]));
         if (rank < 0 || (launchers[i][3] && !get(launchers[i][3])))
             continue;
         l->rank = rank;
         l->source = (int)i;
         for (size_t j = 1; j < 3 && launchers[i][j] && l->size < 0; j++)
-            l->size = number(get(launchers[i][j]));
+            l->size = fnp_decimal31(get(launchers[i][j]));
         if (l->size >= 0 && l->size <= rank)
             l->size = -1; /* contradicts the rank: not to be trusted */
         return;
@@ -75,69 +74,44 @@ int fnp_outname_has(const char *in, char code)
     return 0;
 }
 
-/* Appends s (n bytes) to the growing string *buf; -1 when out of memory. */
-static int put(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
-{
-    if (*len + n + 1 > *cap) {
-        size_t want = (*len + n + 1) * 2;
-        char *b = realloc(*buf, want);
-        if (!b)
-            return -1;
-        *buf = b;
-        *cap = want;
-    }
-    memcpy(*buf + *len, s, n);
-    *len += n;
-    (*buf)[*len] = 0;
-    return 0;
-}
-
 char *fnp_outname(const char *in, const struct fnp_outname_vars *v)
 {
-    char *out = NULL, num[48];
-    size_t len = 0, cap = 0;
-    int has_rank = 0, has_cycle = 0, rc = put(&out, &len, &cap, "", 0);
-    for (const char *s = in; *s && !rc;) {
-        const char *text = num;
-        size_t n;
+    struct fnp_sink out;
+    fnp_sink_memory(&out);
+    int has_rank = 0, has_cycle = 0;
+    for (const char *s = in; *s; s++) {
         switch (s[0] == '%' ? s[1] : 0) {
         case 'p':
-            n = (size_t)snprintf(num, sizeof(num), "%ld", v->pid);
+            fnp_sink_printf(&out, "%ld", v->pid);
             break;
         case 'n':
-            n = (size_t)snprintf(num, sizeof(num), "%llu", (unsigned long long)v->cycle);
+            fnp_sink_printf(&out, "%llu", (unsigned long long)v->cycle);
             has_cycle = 1;
             break;
         case 'r':
-            n = (size_t)snprintf(num, sizeof(num), "%ld", v->launch.rank < 0 ? 0 : v->launch.rank);
+            fnp_sink_printf(&out, "%ld", v->launch.rank < 0 ? 0 : v->launch.rank);
             has_rank = 1;
             break;
         case 'h':
-            text = v->host ? v->host : "";
-            n = strlen(text);
+            fnp_sink_puts(&out, v->host ? v->host : "");
             break;
         case '%':
-            text = "%";
-            n = 1;
+            fnp_sink_write(&out, "%", 1);
             break;
         default: /* text, or a % that starts no code: one character, as written */
-            rc = put(&out, &len, &cap, s++, 1);
+            fnp_sink_write(&out, s, 1);
             continue;
         }
-        rc = put(&out, &len, &cap, text, n);
-        s += 2;
+        s++; /* the code's letter */
     }
-    if (!rc && !has_rank && v->launch.rank >= 0 && v->launch.size != 1) {
-        int n = snprintf(num, sizeof(num), ".rank%ld", v->launch.rank);
-        rc = put(&out, &len, &cap, num, (size_t)n);
-    }
-    if (!rc && v->cycle && !has_cycle) {
-        int n = snprintf(num, sizeof(num), ".cycle%llu", (unsigned long long)v->cycle);
-        rc = put(&out, &len, &cap, num, (size_t)n);
-    }
-    if (rc) {
-        free(out);
+    if (!has_rank && v->launch.rank >= 0 && v->launch.size != 1)
+        fnp_sink_printf(&out, ".rank%ld", v->launch.rank);
+    if (v->cycle && !has_cycle)
+        fnp_sink_printf(&out, ".cycle%llu", (unsigned long long)v->cycle);
+    fnp_sink_write(&out, "", 1);
+    if (out.err) {
+        fnp_sink_free(&out);
         return NULL;
     }
-    return out;
+    return out.buf;
 }

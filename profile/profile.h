@@ -629,6 +629,9 @@ struct fnp_launch {
     int source;
 };
 
+/* s as a whole decimal number below 2^31; -1 for anything else, NULL and "" included. */
+long fnp_decimal31(const char *s);
+
 /* Reads the launcher variables (mpirun, PMIx, Hydra, srun) through get (secure_getenv in
  * the runtime, getenv in the CLI). */
 void fnp_launch_detect(struct fnp_launch *l, const char *(*get)(const char *name));

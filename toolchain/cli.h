@@ -46,6 +46,8 @@ void fnp_cli_put_text(FILE *out, const char *str);
 /* main.c: the function as pstats' func_std_string names it, "file:line(name)" or
  * "{name}" for a C function; malloc'd, NULL when out of memory. */
 char *fnp_cli_std_string(const struct fnp_key *k);
+/* main.c: that name, with fnp_cli_put_text's guard against control characters. */
+void fnp_cli_put_function(FILE *out, const struct fnp_key *k);
 
 /* main.c: a --limit value, a decimal count (at most 18 digits); 0, or -1 when malformed. */
 int fnp_cli_parse_limit(const char *s, size_t *out);

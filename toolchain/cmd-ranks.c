@@ -83,16 +83,6 @@ struct ranks_cmd {
     size_t cap;                        /* functions the arrays hold */
 };
 
-/* A decimal below 2^31 in p's metadata under key, or -1. */
-static long meta_number(const struct fnp_profile *p, const char *key)
-{
-    const char *v = fnp_profile_meta(p, key);
-    if (!v || !*v || strlen(v) > 10 || strspn(v, "0123456789") != strlen(v))
-        return -1;
-    long long r = strtoll(v, NULL, 10);
-    return r > 0x7fffffff ? -1 : (long)r;
-}
-
 static int grow(struct ranks_cmd *c, size_t nfuncs)
 {
     if (nfuncs <= c->cap)
@@ -189,13 +179,6 @@ static int row_cmp(const void *a, const void *b)
     return fnp_key_cmp(&sort_keys->funcs[x->func].key, &sort_keys->funcs[y->func].key);
 }
 
-static void put_function(FILE *out, const struct fnp_key *k)
-{
-    char *name = fnp_cli_std_string(k);
-    fnp_cli_put_text(out, name ? name : k->name);
-    free(name);
-}
-
 /* A time in the table's 10 columns: microseconds, or 4 digits where it would not fit. */
 static void seconds(char *buf, size_t n, double v)
 {
@@ -221,15 +204,15 @@ static void print_text(const struct ranks_cmd *c, const struct row *rows, size_t
             snprintf(imb, sizeof(imb), "-");
         else
             snprintf(imb, sizeof(imb), r->imbalance < 1e6 ? "%.2f" : "%.3g", r->imbalance);
-        char t[8][32];
-        const double v[8] = {r->cum.min,  r->cum.mean, r->cum.max, r->tot.min,
-                             r->tot.mean, r->tot.max,  r->cost,    0};
-        for (int k = 0; k < 7; k++)
+        const double v[] = {r->cum.min,  r->cum.mean, r->cum.max, r->tot.min,
+                            r->tot.mean, r->tot.max,  r->cost};
+        char t[sizeof(v) / sizeof(v[0])][32];
+        for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
             seconds(t[k], sizeof(t[k]), v[k]);
         printf("%12s %10s %10s %10s %9s %10s %10s %10s %9s %9s %10s  ",
                fnp_cli_u128(r->calls, calls, sizeof(calls)), t[0], t[1], t[2], cat, t[3], t[4],
                t[5], tat, imb, t[6]);
-        put_function(stdout, &c->keys.funcs[r->func].key);
+        fnp_cli_put_function(stdout, &c->keys.funcs[r->func].key);
         putchar('\n');
     }
     if (shown < n)
@@ -315,11 +298,12 @@ static int load(struct ranks_cmd *c, char **files, size_t nfiles)
 {
     struct fnp_profile p;
     struct stat *seen = calloc(nfiles, sizeof(*seen));
-    size_t *unranked = calloc(nfiles, sizeof(*unranked)), nunranked = 0;
+    size_t nunranked = 0;
+    const char *first_unranked = NULL; /* numbered once every file is read */
     c->ranks = calloc(nfiles, sizeof(*c->ranks));
     c->stride = nfiles;
     long top = -1, size = -1;
-    int rc = seen && unranked && c->ranks ? 0 : -1, sizes_differ = 0;
+    int rc = seen && c->ranks ? 0 : -1, sizes_differ = 0;
     if (rc)
         fnp_cli_error("ranks", "out of memory");
     for (size_t i = 0; i < nfiles && !rc; i++) {
@@ -334,15 +318,16 @@ static int load(struct ranks_cmd *c, char **files, size_t nfiles)
                               files[i], files[j]);
                 rc = -1;
             }
-        long r = meta_number(&p, "rank"), sz = meta_number(&p, "size");
+        long r = fnp_decimal31(fnp_profile_meta(&p, "rank")),
+             sz = fnp_decimal31(fnp_profile_meta(&p, "size"));
         if (sz > 0) {
             sizes_differ |= size > 0 && sz != size;
             size = sz;
         }
         if (r > top)
             top = r;
-        if (r < 0)
-            unranked[nunranked++] = i; /* numbered once every file is read */
+        if (r < 0 && !nunranked++)
+            first_unranked = files[i];
         if (!rc && add_file(c, &p, column(c, r >= 0 ? r : -1 - (long)i, files[i]))) {
             fnp_cli_error("ranks", "out of memory");
             rc = -1;
@@ -357,7 +342,7 @@ static int load(struct ranks_cmd *c, char **files, size_t nfiles)
         fnp_cli_error("ranks",
                       "%zu file%s without a rank in the metadata (first: %s): numbered from %ld "
                       "in the order given",
-                      nunranked, nunranked == 1 ? "" : "s", files[unranked[0]], top + 1);
+                      nunranked, nunranked == 1 ? "" : "s", first_unranked, top + 1);
     }
     if (!rc) {
         qsort(c->ranks, c->nranks, sizeof(*c->ranks), rank_cmp);
@@ -377,7 +362,6 @@ static int load(struct ranks_cmd *c, char **files, size_t nfiles)
                           first, last, c->nranks);
     }
     free(seen);
-    free(unranked);
     return rc;
 }
 

@@ -410,15 +410,12 @@ static void print_calls(const struct report *r, size_t limit, int callers)
     printf("\n\n");
 }
 
-/* Returns 0, -1 for an unknown word, -2 past MAX_KEYS. */
+/* Returns 0, or -1 for an unknown word (the caller took at most MAX_KEYS words). */
 static int add_sort_key(struct report *r, const char *word)
 {
     for (size_t i = 0; i < NSORT_KEYS; i++) {
         if (strcmp(word, sort_keys[i].word))
             continue;
-        /* fields and title are sized for MAX_KEYS of the widest kind. */
-        if (r->nkeys == MAX_KEYS)
-            return -2;
         r->nkeys++;
         memcpy(r->fields + r->nfields, sort_keys[i].fields, sort_keys[i].nfields);
         r->nfields += sort_keys[i].nfields;
@@ -651,11 +648,9 @@ static int print_memory(const struct fnp_profile *p, const char *path, const str
         put_amount(r->freed, exact);
         put_amount(r->peak, exact);
         put_amount(leaked(r), exact);
-        char *name = fnp_cli_std_string(&p->funcs[r->func].key);
         putchar(' ');
-        fnp_cli_put_text(stdout, name ? name : "?");
+        fnp_cli_put_function(stdout, &p->funcs[r->func].key);
         putchar('\n');
-        free(name);
     }
     printf("\n");
     free(self);

@@ -72,14 +72,9 @@ static void usage(FILE *out)
                  "  -h, --help         show this help\n");
 }
 
-int fnp_run_library(const char *cmd, char *out, size_t n)
+/* real into out, if LD_PRELOAD can name it; else -1, after saying why unless cmd is NULL. */
+static int preloadable(const char *cmd, const char *real, char *out, size_t n)
 {
-    char real[PATH_MAX], why[PATH_MAX + 128];
-    if (fnp_runtime_file("libfnprof.so", real, sizeof(real), why, sizeof(why))) {
-        if (cmd)
-            fnp_cli_error(cmd, "%s", why);
-        return -1;
-    }
     /* ld.so splits LD_PRELOAD at spaces and colons and has no way to quote them. */
     if (strpbrk(real, " :")) {
         if (cmd)
@@ -88,6 +83,17 @@ int fnp_run_library(const char *cmd, char *out, size_t n)
     }
     snprintf(out, n, "%s", real);
     return 0;
+}
+
+int fnp_run_library(const char *cmd, char *out, size_t n)
+{
+    char real[PATH_MAX], why[PATH_MAX + 128];
+    if (fnp_runtime_file("libfnprof.so", real, sizeof(real), why, sizeof(why))) {
+        if (cmd)
+            fnp_cli_error(cmd, "%s", why);
+        return -1;
+    }
+    return preloadable(cmd, real, out, n);
 }
 
 /* libfnprof-mpi.so, the PMPI wrappers, beside libfnprof.so; built only where CMake found
@@ -107,12 +113,7 @@ static int mpi_library(char *out, size_t n)
             fnp_cli_error("run", "--mpi: %s", why);
         return -1;
     }
-    if (strpbrk(real, " :")) {
-        fnp_cli_error("run", "%s: LD_PRELOAD cannot name a path with a space or colon", real);
-        return -1;
-    }
-    snprintf(out, n, "%s", real);
-    return 0;
+    return preloadable("run", real, out, n);
 }
 
 /* The program may chdir before it exits: a relative output would land wherever it went. */

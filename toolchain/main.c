@@ -58,6 +58,13 @@ char *fnp_cli_std_string(const struct fnp_key *k)
     return n < 0 ? NULL : s;
 }
 
+void fnp_cli_put_function(FILE *out, const struct fnp_key *k)
+{
+    char *name = fnp_cli_std_string(k);
+    fnp_cli_put_text(out, name ? name : k->name);
+    free(name);
+}
+
 int fnp_cli_parse_limit(const char *s, size_t *out)
 {
     if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 18)
