@@ -402,6 +402,15 @@ def check(stats, tree):
     return problems
 
 
+def name_counts(stats):
+    """{name: (pcalls, ncalls, {caller name: (ncalls, pcalls)})} of a pstats dict: the
+    numbers a test holds exact, by function name."""
+    out = {}
+    for (_f, _line, name), (pc, nc, _tt, _ct, callers) in stats.items():
+        out[name] = (pc, nc, {c[2]: (v[0], v[1]) for c, v in callers.items()})
+    return out
+
+
 def main(argv):
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)

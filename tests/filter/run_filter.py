@@ -52,12 +52,7 @@ def names(stats):
     return {k[2] for k in stats}
 
 
-def counts(stats):
-    """{name: (pcalls, ncalls, {caller name: (ncalls, pcalls)})}: what must be exact."""
-    out = {}
-    for (f, line, name), (pc, nc, tt, ct, callers) in stats.items():
-        out[name] = (pc, nc, {c[2]: (v[0], v[1]) for c, v in callers.items()})
-    return out
+counts = fnptree.name_counts
 
 
 def spliced(tree, excluded):

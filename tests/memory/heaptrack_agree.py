@@ -29,12 +29,13 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 import fnptree  # noqa: E402
+from run_case import clean_env  # noqa: E402
 
 OUTSIDE = "<outside recorded calls>"
 
 
 def fnprof_counts(a, tmp):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PROF_")}
+    env = clean_env()
     env.update(PROF_MEMORY=os.path.join(tmp, "mem.prof"), PROF_QUIET="1", LD_PRELOAD=a.lib)
     subprocess.run(a.prog, env=env, check=True, stdout=subprocess.DEVNULL, cwd=tmp)
     stats, tree = fnptree.read(os.path.join(tmp, "mem.prof"))

@@ -26,6 +26,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 import fnptree  # noqa: E402
+from run_case import clean_env  # noqa: E402
 
 SKIP = 77
 OUTSIDE = "<outside recorded calls>"
@@ -51,7 +52,7 @@ def build(cc, src, out, lib=None, extra=()):
 
 
 def run(prog, env_add, cwd, args=(), preload=None):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PROF_")}
+    env = clean_env()
     env.update(env_add)
     if preload:
         env["LD_PRELOAD"] = preload

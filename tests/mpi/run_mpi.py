@@ -165,11 +165,7 @@ def check_files(work, names, keep):
     return [work / n for n in names]
 
 
-def counts(stats):
-    out = {}
-    for (_f, _line, name), (pc, nc, _tt, _ct, callers) in stats.items():
-        out[name] = (pc, nc, {c[2]: (v[0], v[1]) for c, v in callers.items()})
-    return out
+counts = fnptree.name_counts
 
 
 def check_rank(path, rank, want, count_only=False, source="imbalance"):
@@ -207,8 +203,7 @@ def check_rank(path, rank, want, count_only=False, source="imbalance"):
     if wrong:
         fail(f"{path} (rank {rank}):\n  " + "\n  ".join(wrong))
     # Times: finite, and in count-only mode each call weighs one "second".
-    st = pstats.Stats(str(path))
-    for key, (pc, nc, tt, ct, _c) in st.stats.items():
+    for key, (pc, nc, tt, ct, _c) in stats.items():
         if not 0 <= tt <= ct + 1e-9 and key[0] != "~":
             fail(f"{path}: {key}: tottime {tt} cumtime {ct}")
         if count_only and key[2] == "work" and tt != nc:
