@@ -49,6 +49,10 @@ char *fnp_cli_std_string(const struct fnp_key *k);
 /* main.c: that name, with fnp_cli_put_text's guard against control characters. */
 void fnp_cli_put_function(FILE *out, const struct fnp_key *k);
 
+/* main.c: the usage error for what getopt_long (with opterr 0 and a leading ':' in its
+ * short options) returned as c, ':' or '?'; returns FNP_EXIT_USAGE. */
+int fnp_cli_option_error(const char *cmd, int c, char **argv);
+
 /* main.c: a --limit value, a decimal count (at most 18 digits); 0, or -1 when malformed. */
 int fnp_cli_parse_limit(const char *s, size_t *out);
 

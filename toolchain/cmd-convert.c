@@ -193,12 +193,8 @@ int fnp_cmd_convert(int argc, char **argv)
         case 'h':
             usage(stdout);
             return FNP_EXIT_OK;
-        case ':':
-            return fnp_cli_usage_error("convert", "option '%s' needs a value", argv[optind - 1]);
-        default:
-            if (optopt)
-                return fnp_cli_usage_error("convert", "unknown option '-%c'", optopt);
-            return fnp_cli_usage_error("convert", "unknown option '%s'", argv[optind - 1]);
+        default: /* ':' or '?' */
+            return fnp_cli_option_error("convert", c, argv);
         }
     }
     if (optind == argc)

@@ -595,14 +595,8 @@ int fnp_cmd_diff(int argc, char **argv)
             usage(stdout);
             free(c.rules);
             return FNP_EXIT_OK;
-        case ':':
-            rc = fnp_cli_usage_error("diff", "option '%s' needs a value", argv[optind - 1]);
-            break;
-        default:
-            if (optopt)
-                rc = fnp_cli_usage_error("diff", "unknown option '-%c'", optopt);
-            else
-                rc = fnp_cli_usage_error("diff", "unknown option '%s'", argv[optind - 1]);
+        default: /* ':' or '?' */
+            rc = fnp_cli_option_error("diff", opt, argv);
         }
     }
     if (rc == FNP_EXIT_OK && argc - optind != 2)

@@ -57,12 +57,8 @@ int fnp_cmd_merge(int argc, char **argv)
         case 'h':
             usage(stdout);
             return FNP_EXIT_OK;
-        case ':':
-            return fnp_cli_usage_error("merge", "option '%s' needs a value", argv[optind - 1]);
-        default:
-            if (optopt)
-                return fnp_cli_usage_error("merge", "unknown option '-%c'", optopt);
-            return fnp_cli_usage_error("merge", "unknown option '%s'", argv[optind - 1]);
+        default: /* ':' or '?' */
+            return fnp_cli_option_error("merge", c, argv);
         }
     }
     if (!output || !*output)

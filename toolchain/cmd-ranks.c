@@ -402,12 +402,8 @@ int fnp_cmd_ranks(int argc, char **argv)
         case 'h':
             usage(stdout);
             return FNP_EXIT_OK;
-        case ':':
-            return fnp_cli_usage_error("ranks", "option '%s' needs a value", argv[optind - 1]);
-        default:
-            if (optopt)
-                return fnp_cli_usage_error("ranks", "unknown option '-%c'", optopt);
-            return fnp_cli_usage_error("ranks", "unknown option '%s'", argv[optind - 1]);
+        default: /* ':' or '?' */
+            return fnp_cli_option_error("ranks", c, argv);
         }
     }
     if (optind == argc)

@@ -721,12 +721,8 @@ int fnp_cmd_report(int argc, char **argv)
         case 'h':
             usage(stdout);
             return FNP_EXIT_OK;
-        case ':':
-            return fnp_cli_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
-        default:
-            if (optopt)
-                return fnp_cli_usage_error("report", "unknown option '-%c'", optopt);
-            return fnp_cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+        default: /* ':' or '?' */
+            return fnp_cli_option_error("report", c, argv);
         }
     }
     if (optind == argc)

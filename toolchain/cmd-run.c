@@ -475,12 +475,8 @@ int fnp_cmd_run(int argc, char **argv)
         case 'h':
             usage(stdout);
             return FNP_EXIT_OK;
-        case ':':
-            return fnp_cli_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
-        default:
-            if (optopt)
-                return fnp_cli_usage_error("run", "unknown option '-%c'", optopt);
-            return fnp_cli_usage_error("run", "unknown option '%s'", argv[optind - 1]);
+        default: /* ':' or '?' */
+            return fnp_cli_option_error("run", c, argv);
         }
     }
     if (optind == argc)

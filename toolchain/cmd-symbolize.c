@@ -133,12 +133,8 @@ int fnp_cmd_symbolize(int argc, char **argv)
         case 'h':
             usage(stdout);
             return FNP_EXIT_OK;
-        case ':':
-            return fnp_cli_usage_error("symbolize", "option '%s' needs a value", argv[optind - 1]);
-        default:
-            if (optopt)
-                return fnp_cli_usage_error("symbolize", "unknown option '-%c'", optopt);
-            return fnp_cli_usage_error("symbolize", "unknown option '%s'", argv[optind - 1]);
+        default: /* ':' or '?' */
+            return fnp_cli_option_error("symbolize", c, argv);
         }
     }
     if (optind != argc - 1)

@@ -3,6 +3,7 @@
  * fnprof: the command. Dispatches to one cmd-<name>.c per subcommand (uftrace cmds/).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -63,6 +64,15 @@ void fnp_cli_put_function(FILE *out, const struct fnp_key *k)
     char *name = fnp_cli_std_string(k);
     fnp_cli_put_text(out, name ? name : k->name);
     free(name);
+}
+
+int fnp_cli_option_error(const char *cmd, int c, char **argv)
+{
+    if (c == ':')
+        return fnp_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+    if (optopt)
+        return fnp_cli_usage_error(cmd, "unknown option '-%c'", optopt);
+    return fnp_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 }
 
 int fnp_cli_parse_limit(const char *s, size_t *out)
