@@ -81,6 +81,7 @@ struct ranks_cmd {
     unsigned __int128 *calls, *pcalls; /* per function, over every file */
     size_t stride;                     /* columns: at most one per file */
     size_t cap;                        /* functions the arrays hold */
+    enum sort_key sort_by;
 };
 
 static int grow(struct ranks_cmd *c, size_t nfuncs)
@@ -149,12 +150,9 @@ static struct spread spread_of(const double *v, const struct rank *ranks, size_t
     return s;
 }
 
-static enum sort_key sort_by;
-static const struct fnp_profile *sort_keys;
-
-static double sort_value(const struct row *r)
+static double sort_value(enum sort_key by, const struct row *r)
 {
-    switch (sort_by) {
+    switch (by) {
     case BY_CUMTIME:
         return r->cum.max;
     case BY_TOTTIME:
@@ -168,15 +166,17 @@ static double sort_value(const struct row *r)
     }
 }
 
-static int row_cmp(const void *a, const void *b)
+/* The largest first, by c's key; ties in pstats' key order. */
+static int row_cmp(const void *a, const void *b, void *ctx)
 {
     const struct row *x = a, *y = b;
-    if (sort_by == BY_CALLS && x->calls != y->calls)
+    const struct ranks_cmd *c = ctx;
+    if (c->sort_by == BY_CALLS && x->calls != y->calls)
         return x->calls > y->calls ? -1 : 1;
-    double u = sort_value(x), v = sort_value(y);
+    double u = sort_value(c->sort_by, x), v = sort_value(c->sort_by, y);
     if (u != v)
         return u > v ? -1 : 1;
-    return fnp_key_cmp(&sort_keys->funcs[x->func].key, &sort_keys->funcs[y->func].key);
+    return fnp_key_cmp(&c->keys.funcs[x->func].key, &c->keys.funcs[y->func].key);
 }
 
 /* A time in the table's 10 columns: microseconds, or 4 digits where it would not fit. */
@@ -191,7 +191,7 @@ static void print_text(const struct ranks_cmd *c, const struct row *rows, size_t
     long lo = c->ranks[0].rank, hi = c->ranks[c->nranks - 1].rank;
     printf("%zu rank%s (%ld-%ld) from %zu file%s; %zu functions; sorted by %s\n\n", c->nranks,
            c->nranks == 1 ? "" : "s", lo, hi, nfiles, nfiles == 1 ? "" : "s", n,
-           sort_by == BY_COST ? "cost: max - mean cumtime" : sort_names[sort_by]);
+           c->sort_by == BY_COST ? "cost: max - mean cumtime" : sort_names[c->sort_by]);
     printf("%12s %10s %10s %10s %9s %10s %10s %10s %9s %9s %10s  %s\n", "calls", "cum min",
            "cum mean", "cum max", "at", "tot min", "tot mean", "tot max", "at", "imbalance", "cost",
            "function");
@@ -376,7 +376,7 @@ int fnp_cmd_ranks(int argc, char **argv)
     };
     size_t limit = DEFAULT_LIMIT;
     int json = 0, limit_given = 0, c;
-    sort_by = BY_COST;
+    enum sort_key sort_by = BY_COST;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":s:n:h", opts, NULL)) != -1) {
         switch (c) {
@@ -431,8 +431,8 @@ int fnp_cmd_ranks(int argc, char **argv)
             r->imbalance = r->cum.mean > 0 ? r->cum.max / r->cum.mean : -1;
             r->cost = r->cum.max - r->cum.mean;
         }
-        sort_keys = &cmd.keys;
-        qsort(rows, n, sizeof(*rows), row_cmp);
+        cmd.sort_by = sort_by;
+        qsort_r(rows, n, sizeof(*rows), row_cmp, &cmd);
         size_t shown = limit && limit < n && (limit_given || !json) ? limit : n;
         if (json) {
             int err = print_json(&cmd, rows, shown);
