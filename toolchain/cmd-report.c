@@ -576,17 +576,11 @@ static void put_amount(uint64_t v, int exact)
     printf(" %12s", bytes_text(buf, sizeof(buf), v, exact));
 }
 
-/* The table of fnprof report --memory. Returns an exit status. */
+/* The table of fnprof report --memory, of a profile with memory columns. Returns an exit
+ * status. */
 static int print_memory(const struct fnp_profile *p, const char *path, const struct stat *st,
                         const struct mem_sort *by, size_t limit, int exact)
 {
-    if (!p->mem) {
-        fnp_cli_error("report",
-                      "%s: not a memory profile (no memory columns: a profile "
-                      "written with PROF_MEMORY has them)",
-                      path);
-        return FNP_EXIT_FAILURE;
-    }
     uint64_t *self = malloc((p->ntree ? p->ntree : 1) * sizeof(*self));
     struct mem_row *rows = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*rows));
     uint8_t *has = calloc(p->nfuncs ? p->nfuncs : 1, 1);
@@ -756,9 +750,17 @@ int fnp_cmd_report(int argc, char **argv)
         return FNP_EXIT_FAILURE;
     r.p = &p;
     if (memory) {
-        if (meta && p.mem)
-            print_meta(&p);
-        int status = print_memory(&p, path, &st, mem_by, limit, exact);
+        int status = FNP_EXIT_FAILURE;
+        if (!p.mem) {
+            fnp_cli_error("report",
+                          "%s: not a memory profile (no memory columns: a profile "
+                          "written with PROF_MEMORY has them)",
+                          path);
+        } else {
+            if (meta)
+                print_meta(&p);
+            status = print_memory(&p, path, &st, mem_by, limit, exact);
+        }
         fnp_profile_free(&p);
         return status;
     }
