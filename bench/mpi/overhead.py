@@ -37,6 +37,9 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+# How ranks are started on one machine: the same as the MPI tests' (tests/mpi/mpilaunch.py).
+sys.path.insert(0, str(HERE.parent.parent / "tests" / "mpi"))
+from mpilaunch import mpi_env, mpirun_cmd  # noqa: E402  pylint: disable=wrong-import-position
 LINE = re.compile(r"^rank (\d+) ns (\d+) cpu (\d+) calls (\d+) ")
 CONFIGS = ("floor", "fnprof")
 
@@ -48,21 +51,6 @@ def build(work):
     subprocess.run(["mpicc", *flags, "-DFNP_BENCH_MPI", str(HERE / "loop.c"), "-o", str(mpi)],
                    check=True)
     return plain, mpi
-
-
-def mpirun(np):
-    # One node: shared memory and self only (the TCP transport would probe every interface).
-    cmd = ["mpirun", "--oversubscribe", "-np", str(np), "--mca", "btl", "self,vader"]
-    if os.geteuid() == 0:
-        cmd.append("--allow-run-as-root")  # OpenMPI refuses root otherwise (CI containers)
-    return cmd
-
-
-def environment():
-    env = dict(os.environ, OMPI_MCA_btl_vader_single_copy_mechanism="none")
-    for k in ("PROF_OUTPUT", "LD_PRELOAD", "PROF_TIMER", "PROF_FILTER"):
-        env.pop(k, None)
-    return env
 
 
 def parse(cmd, out, calls, first_rank=0):
@@ -78,7 +66,7 @@ def parse(cmd, out, calls, first_rank=0):
 
 def launch(kind, config, prog, calls, fnprof, work):
     """{process: (wall ns, cpu ns)} of one run of one launch."""
-    env = environment()
+    env = mpi_env()
     args = [str(prog), str(calls)]
     if kind in ("plain", "plain2"):
         procs = []
@@ -97,7 +85,7 @@ def launch(kind, config, prog, calls, fnprof, work):
         want = len(procs)
     else:
         wrap = [fnprof, "run", "--mpi", "-q", "-o", "out.%r.prof", "--"]
-        cmd = mpirun(kind) + (wrap if config == "fnprof" else []) + args
+        cmd = mpirun_cmd("mpirun", kind) + (wrap if config == "fnprof" else []) + args
         r = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=work)
         if r.returncode != 0:
             sys.exit(f"bench/mpi: {' '.join(cmd)}: exit {r.returncode}: {r.stderr.strip()}")

@@ -43,6 +43,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "e2e"))
 import fnptree  # noqa: E402
+from mpilaunch import mpi_env, mpirun_cmd  # noqa: E402
 
 NP = 4
 STEPS, UNITS = 4, 10
@@ -108,30 +109,6 @@ def expected_more():
             by[caller] = by.get(caller, 0) + 1
             e[name] = (n + 1, by)
     return e
-
-
-def mpirun_base(args):
-    cmd = [args.mpiexec, "--oversubscribe", "-np", str(NP)]
-    # OpenMPI refuses to start as root without being told (CI containers run as root).
-    if os.geteuid() == 0:
-        cmd.append("--allow-run-as-root")
-    # One node: shared memory (vader) and self only. The TCP transport would probe every
-    # interface of the container, slowly, for peers that are all local. Ranks waiting in MPI
-    # yield the CPU: four ranks share two cores here, and a spinning waiter would take the
-    # working rank's time.
-    cmd += ["--mca", "btl", "self,vader", "--mca", "mpi_yield_when_idle", "1"]
-    return cmd
-
-
-def mpi_env():
-    env = dict(os.environ)
-    for k in ("PROF_OUTPUT", "LD_PRELOAD", "PROF_TIMER", "PROF_FILTER", "PROF_QUIET",
-              "PROF_START", "PROF_SCHEDULE", "PROF_TRACE", "PROF_MEMORY"):
-        env.pop(k, None)
-    # vader's single-copy transfers use process_vm_readv (CMA), which containers without
-    # CAP_SYS_PTRACE refuse ("Read -1, expected ..., errno = 1"); plain copies work anywhere.
-    env["OMPI_MCA_btl_vader_single_copy_mechanism"] = "none"
-    return env
 
 
 def build(args, work, linked, source="imbalance"):
@@ -418,7 +395,7 @@ def main():
     prog = build(args, work, linked)
     keep = {prog.name}
     env = mpi_env()
-    base = mpirun_base(args)
+    base = mpirun_cmd(args.mpiexec, NP, yield_when_idle=True)
     count_only = False
     preload = f"{fnprof_lib}:{mpi_lib}"
     want_funcs = {rk: expected(rk, fork) for rk in range(NP)}
