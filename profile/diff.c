@@ -4,83 +4,151 @@
  * rules of fnprof diff (docs/diff.md). No printing here: toolchain/cmd-diff.c shows the
  * rows, tests/check_diff.c checks the logic.
  *
- * Matching sorts both function tables by key and walks them together: O(n log n) with no
- * hash table of its own, and the rows come out in key order, which is also the order of
- * ties later, so the output never depends on qsort's instability.
+ * Matching sorts every run's functions together by key, then run: O(n log n) with no hash
+ * table of its own, and the rows come out in key order, which is also the order of ties
+ * later, so the output never depends on qsort's instability. With several runs a side the
+ * rules are judged by the rank test of ranktest.c (fnp_diff_judge).
  */
 #include "diff.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_func_index(const void *a, const void *b, void *p_)
+/* One function of one run: sorted by key, then run, the table's rows come out grouped. */
+struct entry {
+    uint32_t run, func;
+};
+
+static const struct fnp_key *entry_key(const struct fnp_profile *const *runs, const struct entry *e)
 {
-    const struct fnp_profile *p = p_;
-    return fnp_key_cmp(&p->funcs[*(const uint32_t *)a].key, &p->funcs[*(const uint32_t *)b].key);
+    return &runs[e->run]->funcs[e->func].key;
 }
 
-/* p's function indices in key order; NULL when out of memory. */
-static uint32_t *sorted_funcs(const struct fnp_profile *p)
+static int cmp_entry(const void *a_, const void *b_, void *runs_)
 {
-    uint32_t *idx = malloc((p->nfuncs + 1) * sizeof(*idx));
-    if (!idx)
-        return NULL;
-    for (size_t i = 0; i < p->nfuncs; i++)
-        idx[i] = (uint32_t)i;
-    qsort_r(idx, p->nfuncs, sizeof(*idx), cmp_func_index, (void *)p);
-    return idx;
+    const struct fnp_profile *const *runs = runs_;
+    const struct entry *a = a_, *b = b_;
+    int c = fnp_key_cmp(entry_key(runs, a), entry_key(runs, b));
+    if (c)
+        return c;
+    return a->run < b->run ? -1 : a->run > b->run;
+}
+
+/* Where the function ran on a side: the smallest times (interference only adds time) and,
+ * for the calls, BASE's largest and NEW's smallest count, so that a count rule sees only a
+ * change beyond the runs' own spread. One run: its numbers. */
+static struct fnp_stats side_value(const struct fnp_stats *runs, size_t k, int largest_calls)
+{
+    struct fnp_stats v = runs[0];
+    for (size_t i = 1; i < k; i++) {
+        const struct fnp_stats *r = &runs[i];
+        if (largest_calls) {
+            v.ncalls = r->ncalls > v.ncalls ? r->ncalls : v.ncalls;
+            v.pcalls = r->pcalls > v.pcalls ? r->pcalls : v.pcalls;
+        } else {
+            v.ncalls = r->ncalls < v.ncalls ? r->ncalls : v.ncalls;
+            v.pcalls = r->pcalls < v.pcalls ? r->pcalls : v.pcalls;
+        }
+        v.tottime = r->tottime < v.tottime ? r->tottime : v.tottime;
+        v.cumtime = r->cumtime < v.cumtime ? r->cumtime : v.cumtime;
+    }
+    return v;
+}
+
+static int calls_vary(const struct fnp_stats *runs, size_t k)
+{
+    for (size_t i = 1; i < k; i++)
+        if (runs[i].ncalls != runs[0].ncalls)
+            return 1;
+    return 0;
+}
+
+int fnp_diff_build_runs(struct fnp_diff *d, const struct fnp_profile *const *base, size_t m,
+                        const struct fnp_profile *const *next, size_t n)
+{
+    memset(d, 0, sizeof(*d));
+    size_t nruns = m + n, total = 0;
+    if (!m || !n || nruns > UINT32_MAX)
+        return -EINVAL;
+    const struct fnp_profile **runs = malloc(nruns * sizeof(*runs));
+    if (!runs)
+        return -ENOMEM;
+    for (size_t r = 0; r < nruns; r++) {
+        runs[r] = r < m ? base[r] : next[r - m];
+        total += runs[r]->nfuncs; /* each below 2^32 (the readers' bound) */
+    }
+    struct entry *e = malloc((total + 1) * sizeof(*e));
+    if (!e) {
+        free(runs);
+        return -ENOMEM;
+    }
+    size_t k = 0;
+    for (size_t r = 0; r < nruns; r++)
+        for (size_t i = 0; i < runs[r]->nfuncs; i++)
+            e[k++] = (struct entry){(uint32_t)r, (uint32_t)i};
+    qsort_r(e, total, sizeof(*e), cmp_entry, (void *)runs);
+    size_t groups = 0;
+    for (size_t i = 0; i < total; i++)
+        groups += i == 0 || fnp_key_cmp(entry_key(runs, &e[i - 1]), entry_key(runs, &e[i])) != 0;
+    d->rows = malloc((groups + 1) * sizeof(*d->rows));
+    if (groups && nruns > SIZE_MAX / sizeof(*d->samples) / groups)
+        d->samples = NULL;
+    else
+        d->samples = calloc(groups * nruns + 1, sizeof(*d->samples));
+    if (!d->rows || !d->samples) {
+        free(runs);
+        free(e);
+        fnp_diff_free(d);
+        return -ENOMEM;
+    }
+    d->mruns = m;
+    d->nruns = n;
+    for (size_t i = 0; i < total;) {
+        struct fnp_diff_row *r = &d->rows[d->nrows];
+        memset(r, 0, sizeof(*r));
+        r->ibase = r->inew = FNP_DIFF_ABSENT;
+        r->sample = d->nrows * nruns;
+        r->key = entry_key(runs, &e[i]);
+        struct fnp_stats *st = d->samples + r->sample;
+        size_t j = i;
+        for (; j < total && fnp_key_cmp(r->key, entry_key(runs, &e[j])) == 0; j++) {
+            uint32_t run = e[j].run;
+            st[run] = runs[run]->funcs[e[j].func].st;
+            if (run < m) {
+                if (!r->nbase++)
+                    r->ibase = e[j].func;
+            } else if (!r->nnew++) {
+                r->inew = e[j].func;
+            }
+        }
+        if (r->nbase)
+            r->before = side_value(st, m, 1);
+        if (r->nnew)
+            r->after = side_value(st + m, n, 0);
+        r->calls_vary = calls_vary(st, m) | calls_vary(st + m, n) << 1;
+        if (!r->nbase)
+            d->nnew++;
+        else if (!r->nnew)
+            d->ngone++;
+        else
+            d->nboth++;
+        d->nrows++;
+        i = j;
+    }
+    free(runs);
+    free(e);
+    return 0;
 }
 
 int fnp_diff_build(struct fnp_diff *d, const struct fnp_profile *base,
                    const struct fnp_profile *next)
 {
-    memset(d, 0, sizeof(*d));
-    uint32_t *a = sorted_funcs(base), *b = sorted_funcs(next);
-    /* Both counts are bounded by the readers (32-bit indices), so the sum cannot wrap. */
-    d->rows = malloc((base->nfuncs + next->nfuncs + 1) * sizeof(*d->rows));
-    if (!a || !b || !d->rows) {
-        free(a);
-        free(b);
-        fnp_diff_free(d);
-        return -ENOMEM;
-    }
-    size_t i = 0, j = 0;
-    while (i < base->nfuncs || j < next->nfuncs) {
-        struct fnp_diff_row *r = &d->rows[d->nrows++];
-        memset(r, 0, sizeof(*r));
-        r->ibase = r->inew = FNP_DIFF_ABSENT;
-        int c;
-        if (i == base->nfuncs)
-            c = 1;
-        else if (j == next->nfuncs)
-            c = -1;
-        else
-            c = fnp_key_cmp(&base->funcs[a[i]].key, &next->funcs[b[j]].key);
-        if (c <= 0) {
-            r->ibase = a[i++];
-            r->key = &base->funcs[r->ibase].key;
-            r->before = base->funcs[r->ibase].st;
-        }
-        if (c >= 0) {
-            r->inew = b[j++];
-            if (!r->key)
-                r->key = &next->funcs[r->inew].key;
-            r->after = next->funcs[r->inew].st;
-        }
-        if (c < 0)
-            d->ngone++;
-        else if (c > 0)
-            d->nnew++;
-        else
-            d->nboth++;
-    }
-    free(a);
-    free(b);
-    return 0;
+    return fnp_diff_build_runs(d, &base, 1, &next, 1);
 }
 
 void fnp_diff_free(struct fnp_diff *d)
@@ -88,6 +156,7 @@ void fnp_diff_free(struct fnp_diff *d)
     if (!d)
         return;
     free(d->rows);
+    free(d->samples);
     memset(d, 0, sizeof(*d));
 }
 
@@ -300,4 +369,169 @@ int fnp_diff_rule_breaks(const struct fnp_diff_rule *rule, const struct fnp_diff
     if (rule->percent)
         return change * 100 > rule->limit * before;
     return change > rule->limit;
+}
+
+/* ---- the verdict --------------------------------------------------------------- */
+
+static int time_rule(const struct fnp_diff_rule *r)
+{
+    return r->metric == FNP_DIFF_TOTTIME || r->metric == FNP_DIFF_CUMTIME;
+}
+
+static int cmp_double_desc(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x > y ? -1 : x < y;
+}
+
+/*
+ * Whether row is in the rule's family: its n-th largest value among all runs, sides
+ * ignored, is above 0, reaches the floor and, for an amount, exceeds it. A breach needs
+ * NEW's smallest value to do all three, and then NEW's n values do: nothing that could
+ * break the rule is left out, and the choice does not look at the sides.
+ */
+static int in_family(const struct fnp_diff *d, const struct fnp_diff_row *row,
+                     const struct fnp_diff_rule *rule, double *scratch)
+{
+    size_t all = d->mruns + d->nruns;
+    for (size_t i = 0; i < all; i++)
+        scratch[i] = fnp_diff_value(&d->samples[row->sample + i], rule->metric);
+    qsort(scratch, all, sizeof(*scratch), cmp_double_desc);
+    double t = scratch[d->nruns - 1];
+    return t > 0 && t >= rule->min && (rule->percent || t > rule->limit);
+}
+
+static int add_verdict(struct fnp_diff_judgement *j, struct fnp_diff_verdict v)
+{
+    if ((j->nv & (j->nv + 1)) == 0 || !j->v) { /* sizes 1, 3, 7, ...: doubled when full */
+        struct fnp_diff_verdict *nv = realloc(j->v, (2 * j->nv + 1) * sizeof(*nv));
+        if (!nv)
+            return -ENOMEM;
+        j->v = nv;
+    }
+    j->v[j->nv++] = v;
+    j->nbreaches += v.breach != 0;
+    return 0;
+}
+
+/* The exact rules of one run a side, and the count rules of several. */
+static int judge_exact(struct fnp_diff_judgement *j, const struct fnp_diff *d,
+                       const struct fnp_diff_rule *rule, size_t ri)
+{
+    for (size_t r = 0; r < d->nrows; r++)
+        if (fnp_diff_rule_breaks(rule, &d->rows[r]) &&
+            add_verdict(j, (struct fnp_diff_verdict){ri, r, NAN, NAN, 1}))
+            return -ENOMEM;
+    return 0;
+}
+
+struct test {
+    size_t rule, row;
+};
+
+int fnp_diff_judge(struct fnp_diff_judgement *j, const struct fnp_diff *d,
+                   const struct fnp_diff_rule *rules, size_t nrules, int runs, double alpha)
+{
+    memset(j, 0, sizeof(*j));
+    j->alpha = alpha;
+    j->min_p = runs ? fnp_ranktest_min_p(d->mruns, d->nruns) : NAN;
+    if (!runs) {
+        for (size_t i = 0; i < nrules; i++)
+            if (judge_exact(j, d, &rules[i], i))
+                goto oom;
+        return 0;
+    }
+    size_t all = d->mruns + d->nruns;
+    struct fnp_ranktest rt;
+    fnp_ranktest_init(&rt);
+    double *scratch = malloc((2 * all + 1) * sizeof(*scratch));
+    double *tp = NULL, *bound = NULL;
+    struct test *tests = NULL;
+    unsigned char *reject = NULL;
+    size_t ntests = 0, ntime = 0;
+    for (size_t i = 0; i < nrules; i++)
+        ntime += time_rule(&rules[i]);
+    if (ntime && d->nrows > SIZE_MAX / sizeof(*tests) / ntime)
+        goto oom_test;
+    j->p[0] = malloc((d->nrows + 1) * sizeof(double));
+    j->p[1] = malloc((d->nrows + 1) * sizeof(double));
+    tests = malloc((ntime * d->nrows + 1) * sizeof(*tests));
+    if (!scratch || !j->p[0] || !j->p[1] || !tests)
+        goto oom_test;
+    for (size_t r = 0; r < d->nrows; r++)
+        j->p[0][r] = j->p[1][r] = NAN;
+    for (size_t i = 0; i < nrules; i++) {
+        if (!time_rule(&rules[i]))
+            continue;
+        unsigned m = rules[i].metric;
+        double *p = j->p[m == FNP_DIFF_CUMTIME];
+        for (size_t r = 0; r < d->nrows; r++) {
+            const struct fnp_diff_row *row = &d->rows[r];
+            if (!in_family(d, row, &rules[i], scratch))
+                continue;
+            if (isnan(p[r])) {
+                for (size_t k = 0; k < all; k++)
+                    scratch[k] = fnp_diff_value(&d->samples[row->sample + k], m);
+                if (fnp_ranktest_p(&rt, scratch, d->mruns, scratch + d->mruns, d->nruns, &p[r]))
+                    goto oom_test;
+            }
+            tests[ntests++] = (struct test){i, r};
+        }
+    }
+    j->tested = ntests;
+    j->blind = ntests && !fnp_ranktest_within(j->min_p, alpha / (double)ntests);
+    tp = malloc((ntests + 1) * sizeof(*tp));
+    bound = malloc((ntests + 1) * sizeof(*bound));
+    reject = malloc(ntests + 1);
+    if (!tp || !bound || !reject)
+        goto oom_test;
+    for (size_t t = 0; t < ntests; t++)
+        tp[t] = j->p[rules[tests[t].rule].metric == FNP_DIFF_CUMTIME][tests[t].row];
+    if (fnp_ranktest_holm(tp, ntests, alpha, reject, bound))
+        goto oom_test;
+    /* Rules in order, each with its rows in d's: tests were listed in that order. */
+    size_t t = 0;
+    for (size_t i = 0; i < nrules; i++) {
+        if (!time_rule(&rules[i])) {
+            if (judge_exact(j, d, &rules[i], i))
+                goto oom_test;
+            continue;
+        }
+        for (size_t r = 0; r < d->nrows; r++) {
+            int tested = t < ntests && tests[t].rule == i && tests[t].row == r;
+            /* A row that breaks the size is always tested (in_family): the check is for
+             * safety, never a silent pass of an untested row as a breach. */
+            if (fnp_diff_rule_breaks(&rules[i], &d->rows[r]) && tested &&
+                add_verdict(j, (struct fnp_diff_verdict){i, r, tp[t], bound[t], reject[t]}))
+                goto oom_test;
+            t += tested;
+        }
+    }
+    fnp_ranktest_free(&rt);
+    free(scratch);
+    free(tests);
+    free(tp);
+    free(bound);
+    free(reject);
+    return 0;
+oom_test:
+    fnp_ranktest_free(&rt);
+    free(scratch);
+    free(tests);
+    free(tp);
+    free(bound);
+    free(reject);
+oom:
+    fnp_diff_judgement_free(j);
+    return -ENOMEM;
+}
+
+void fnp_diff_judgement_free(struct fnp_diff_judgement *j)
+{
+    if (!j)
+        return;
+    free(j->v);
+    free(j->p[0]);
+    free(j->p[1]);
+    memset(j, 0, sizeof(*j));
 }
