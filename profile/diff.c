@@ -445,7 +445,7 @@ int fnp_diff_judge(struct fnp_diff_judgement *j, const struct fnp_diff *d,
     struct fnp_ranktest rt;
     fnp_ranktest_init(&rt);
     double *scratch = malloc((2 * all + 1) * sizeof(*scratch));
-    double *tp = NULL, *bound = NULL;
+    double *tp = NULL, *adjusted = NULL;
     struct test *tests = NULL;
     unsigned char *reject = NULL;
     size_t ntests = 0, ntime = 0;
@@ -481,13 +481,13 @@ int fnp_diff_judge(struct fnp_diff_judgement *j, const struct fnp_diff *d,
     j->tested = ntests;
     j->blind = ntests && !fnp_ranktest_within(j->min_p, alpha / (double)ntests);
     tp = malloc((ntests + 1) * sizeof(*tp));
-    bound = malloc((ntests + 1) * sizeof(*bound));
+    adjusted = malloc((ntests + 1) * sizeof(*adjusted));
     reject = malloc(ntests + 1);
-    if (!tp || !bound || !reject)
+    if (!tp || !adjusted || !reject)
         goto oom_test;
     for (size_t t = 0; t < ntests; t++)
         tp[t] = j->p[rules[tests[t].rule].metric == FNP_DIFF_CUMTIME][tests[t].row];
-    if (fnp_ranktest_holm(tp, ntests, alpha, reject, bound))
+    if (fnp_ranktest_holm(tp, ntests, alpha, reject, adjusted))
         goto oom_test;
     /* Rules in order, each with its rows in d's: tests were listed in that order. */
     size_t t = 0;
@@ -502,7 +502,7 @@ int fnp_diff_judge(struct fnp_diff_judgement *j, const struct fnp_diff *d,
             /* A row that breaks the size is always tested (in_family): the check is for
              * safety, never a silent pass of an untested row as a breach. */
             if (fnp_diff_rule_breaks(&rules[i], &d->rows[r]) && tested &&
-                add_verdict(j, (struct fnp_diff_verdict){i, r, tp[t], bound[t], reject[t]}))
+                add_verdict(j, (struct fnp_diff_verdict){i, r, tp[t], adjusted[t], reject[t]}))
                 goto oom_test;
             t += tested;
         }
@@ -511,7 +511,7 @@ int fnp_diff_judge(struct fnp_diff_judgement *j, const struct fnp_diff *d,
     free(scratch);
     free(tests);
     free(tp);
-    free(bound);
+    free(adjusted);
     free(reject);
     return 0;
 oom_test:
@@ -519,7 +519,7 @@ oom_test:
     free(scratch);
     free(tests);
     free(tp);
-    free(bound);
+    free(adjusted);
     free(reject);
 oom:
     fnp_diff_judgement_free(j);

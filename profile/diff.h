@@ -119,9 +119,10 @@ int fnp_diff_rule_breaks(const struct fnp_diff_rule *rule, const struct fnp_diff
  */
 struct fnp_diff_verdict {
     size_t rule, row;
-    double p;     /* the test's p-value; NAN for an exact rule */
-    double bound; /* Holm's bound for it; NAN for an exact rule */
-    int breach;   /* else the size was there and the evidence not: within the spread */
+    double p;    /* the test's p-value; NAN for an exact rule */
+    double holm; /* p adjusted by Holm's correction: a breach needs it <= alpha; NAN for
+                    an exact rule */
+    int breach;  /* else the size was there and the evidence not: within the spread */
 };
 
 struct fnp_diff_judgement {
@@ -174,10 +175,12 @@ size_t fnp_ranktest_runs_needed(double alpha, size_t k);
 /*
  * Holm's step-down over p[0..k): the i-th smallest p (from 0) is compared with
  * alpha / (k - i), and rejected while every smaller one was. reject[i] gets 1 for the
- * rejected; bound (may be NULL) each one's alpha / (k - i). Returns 0 or -ENOMEM.
+ * rejected; adjusted (may be NULL) each one's Holm-adjusted p-value, the largest
+ * (k - j) * p_j up to it in p's order, at most 1: rejected exactly when it is at most
+ * alpha. Returns 0 or -ENOMEM.
  */
 int fnp_ranktest_holm(const double *p, size_t k, double alpha, unsigned char *reject,
-                      double *bound);
+                      double *adjusted);
 /* p <= bound, allowing for the rounding of both (1/20 against 0.05). */
 static inline int fnp_ranktest_within(double p, double bound)
 {

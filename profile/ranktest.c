@@ -187,7 +187,8 @@ static int cmp_p(const void *a, const void *b, void *p_)
     return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
-int fnp_ranktest_holm(const double *p, size_t k, double alpha, unsigned char *reject, double *bound)
+int fnp_ranktest_holm(const double *p, size_t k, double alpha, unsigned char *reject,
+                      double *adjusted)
 {
     size_t *order = malloc((k + 1) * sizeof(*order));
     if (!order)
@@ -197,15 +198,18 @@ int fnp_ranktest_holm(const double *p, size_t k, double alpha, unsigned char *re
         reject[i] = 0;
     }
     qsort_r(order, k, sizeof(*order), cmp_p, (void *)p);
-    int going = 1; /* step down: the first p above its bound stops every later one */
+    /* Step down: the i-th smallest p (from 0) against alpha / (k - i), and the first
+     * above its bound stops every later one. The same as adjusting each p to the largest
+     * (k - j) * p_j of those up to it and rejecting those at most alpha: one number a
+     * reader can hold against alpha. */
+    double adj = 0;
     for (size_t i = 0; i < k; i++) {
-        double b = alpha / (double)(k - i);
-        if (bound)
-            bound[order[i]] = b;
-        if (going && fnp_ranktest_within(p[order[i]], b))
-            reject[order[i]] = 1;
-        else
-            going = 0;
+        double a = (double)(k - i) * p[order[i]];
+        adj = a > adj ? a : adj;
+        adj = adj < 1 ? adj : 1;
+        if (adjusted)
+            adjusted[order[i]] = adj;
+        reject[order[i]] = (unsigned char)fnp_ranktest_within(adj, alpha);
     }
     free(order);
     return 0;

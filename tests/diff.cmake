@@ -30,7 +30,7 @@ add_test(NAME diff.fixture
 set_tests_properties(diff.fixture PROPERTIES LABELS e2e FIXTURES_SETUP diff_profiles TIMEOUT 120)
 
 foreach(check order_and_marks timed_hot_spot json_matches_pstats cpython_profiles exit_statuses
-              floors_and_units count_only_against_timed)
+              floors_and_units count_only_against_timed runs_form)
     add_test(NAME diff.${check}
              COMMAND Python3::Interpreter -B ${fnp_diff_dir}/diff_cli.py ${check}
                      --fnprof $<TARGET_FILE:fnprof> --workdir ${fnp_diff_work}

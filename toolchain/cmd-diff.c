@@ -291,7 +291,7 @@ static void print_side(const char *label, const struct diff_cmd *c, const struct
 }
 
 /* "RULE  FUNCTION: METRIC BASE -> NEW (CHANGE, PERCENT)", BASE "none" for a new function;
- * with several runs, then the test's "p P <= BOUND" (a breach) or "p P > BOUND". */
+ * with several runs, then the test's p, and p after Holm's correction against alpha. */
 static void print_verdict(const struct diff_cmd *c, const struct fnp_diff_verdict *b,
                           const char *indent)
 {
@@ -317,7 +317,8 @@ static void print_verdict(const struct diff_cmd *c, const struct fnp_diff_verdic
            percent_text(fnp_diff_percent(r, m), b4, sizeof(b4)),
            r->ibase == FNP_DIFF_ABSENT ? ", new function" : "");
     if (!isnan(b->p))
-        printf(", p %.2g %s %.2g", b->p, b->breach ? "<=" : ">", b->bound);
+        printf(", p %.2g, after Holm %.2g %s %g", b->p, b->holm, b->breach ? "<=" : ">",
+               c->j.alpha);
     putchar('\n');
 }
 
@@ -329,7 +330,7 @@ static void print_test(const struct diff_cmd *c)
            "allow p down to %.2g",
            j->alpha, j->tested, j->tested == 1 ? "" : "s", c->mruns, c->nruns, j->min_p);
     if (j->tested)
-        printf(", the first bound is %.2g", j->alpha / (double)j->tested);
+        printf(", %.2g after Holm", j->min_p * (double)j->tested);
     putchar('\n');
 }
 
@@ -533,8 +534,8 @@ static void json_verdict(struct fnp_sink *s, const struct diff_cmd *c,
     if (c->runs) {
         fnp_sink_puts(s, ", \"p\": ");
         fnp_json_double(s, v->p);
-        fnp_sink_puts(s, ", \"bound\": ");
-        fnp_json_double(s, v->bound);
+        fnp_sink_puts(s, ", \"holm\": ");
+        fnp_json_double(s, v->holm);
     }
     fnp_sink_puts(s, "}");
 }
@@ -735,10 +736,10 @@ static int run(struct diff_cmd *c, int json, int sort_given, int limit_given)
     if (j->blind) /* never a silent pass: the time rules could not have broken */
         fnp_cli_error("diff",
                       "%zu and %zu runs cannot show a change among %zu tested function%s at "
-                      "alpha %g: their smallest p, %.2g, is above %g/%zu; %zu runs a side "
-                      "would (fnprof diff --runs-needed)",
+                      "alpha %g: their smallest p, %.2g, is %.2g after Holm's correction; %zu "
+                      "runs a side would do (fnprof diff --runs-needed)",
                       c->mruns, c->nruns, j->tested, j->tested == 1 ? "" : "s", j->alpha, j->min_p,
-                      j->alpha, j->tested, fnp_ranktest_runs_needed(j->alpha, j->tested));
+                      j->min_p * (double)j->tested, fnp_ranktest_runs_needed(j->alpha, j->tested));
     if (!j->nbreaches)
         return j->blind ? EXIT_TOO_FEW_RUNS : FNP_EXIT_OK;
     /* The rows are on stdout (or in the JSON); this line is for logs that keep stderr. */

@@ -310,6 +310,130 @@ START_TEST(a_new_function_breaks_a_percent_rule_from_the_floor_up)
 }
 END_TEST
 
+/* Several runs a side: times the smallest of a side's runs (absent: 0), calls BASE's
+ * largest and NEW's smallest, the runs counted, disagreeing calls flagged. */
+START_TEST(runs_take_the_smallest_times_and_bracket_the_calls)
+{
+    struct fnp_profile p[4];
+    for (int i = 0; i < 4; i++)
+        fnp_profile_init(&p[i]);
+    add(&p[0], "x.c", 1, "f", 10, 0.30, 0.50);
+    add(&p[1], "x.c", 1, "f", 12, 0.20, 0.60);
+    add(&p[1], "x.c", 9, "sometimes", 1, 0.1, 0.1); /* one BASE run of two */
+    add(&p[2], "x.c", 1, "f", 11, 0.40, 0.70);
+    add(&p[3], "x.c", 1, "f", 11, 0.45, 0.65);
+    add(&p[3], "y.c", 2, "fresh", 3, 0.2, 0.2); /* one NEW run of two */
+    const struct fnp_profile *base[] = {&p[0], &p[1]}, *next[] = {&p[2], &p[3]};
+    struct fnp_diff d;
+    ck_assert_int_eq(fnp_diff_build_runs(&d, base, 2, next, 2), 0);
+    ck_assert_uint_eq(d.nrows, 3);
+    ck_assert_uint_eq(d.mruns, 2);
+    ck_assert_uint_eq(d.nruns, 2);
+    const struct fnp_diff_row *f = row_named(&d, "f", 1);
+    ck_assert_uint_eq(f->before.ncalls, 12); /* BASE's largest */
+    ck_assert_uint_eq(f->after.ncalls, 11);  /* NEW's smallest */
+    ck_assert_double_eq(f->before.tottime, 0.20);
+    ck_assert_double_eq(f->before.cumtime, 0.50);
+    ck_assert_double_eq(f->after.tottime, 0.40);
+    ck_assert_double_eq(f->after.cumtime, 0.65);
+    ck_assert_int_eq(f->calls_vary, 1); /* BASE's 10 and 12; NEW's agree */
+    ck_assert(f->nbase == 2 && f->nnew == 2);
+    ck_assert_double_eq(d.samples[f->sample + 1].cumtime, 0.60); /* BASE's second run */
+    ck_assert_double_eq(d.samples[f->sample + 3].cumtime, 0.65); /* NEW's second */
+    const struct fnp_diff_row *some = row_named(&d, "sometimes", 9);
+    ck_assert(some->nbase == 1 && some->inew == FNP_DIFF_ABSENT);
+    ck_assert_double_eq(some->before.cumtime, 0); /* absent from a run: its time there is 0 */
+    ck_assert_uint_eq(some->before.ncalls, 1);    /* and its largest count 1 */
+    ck_assert_int_eq(some->calls_vary, 1);
+    const struct fnp_diff_row *fresh = row_named(&d, "fresh", 2);
+    ck_assert(fresh->ibase == FNP_DIFF_ABSENT && fresh->nnew == 1);
+    ck_assert_uint_eq(fresh->after.ncalls, 0);
+    ck_assert_uint_eq(d.nboth, 1);
+    ck_assert_uint_eq(d.ngone, 1);
+    ck_assert_uint_eq(d.nnew, 1);
+    fnp_diff_free(&d);
+    for (int i = 0; i < 4; i++)
+        fnp_profile_free(&p[i]);
+}
+END_TEST
+
+/* The runs' profiles, alive while their diff is (it borrows their keys). */
+static struct fnp_profile runs_p[16];
+static size_t np;
+
+/* k runs a side of f's times, BASE's b[], NEW's n[]; g steady at 1 s. */
+static void judge_runs(struct fnp_diff_judgement *j, struct fnp_diff *d, const double *b,
+                       const double *n, size_t k, const char *rule_text, double alpha)
+{
+    const struct fnp_profile *base[8], *next[8];
+    for (size_t i = 0; i < 2 * k; i++) {
+        fnp_profile_init(&runs_p[i]);
+        double v = i < k ? b[i] : n[i - k];
+        add(&runs_p[i], "x.c", 1, "f", 1, v, v);
+        add(&runs_p[i], "x.c", 5, "g", 1, 1, 1);
+        if (i < k)
+            base[i] = &runs_p[i];
+        else
+            next[i - k] = &runs_p[i];
+    }
+    ck_assert_int_eq(fnp_diff_build_runs(d, base, k, next, k), 0);
+    struct fnp_diff_rule rule;
+    char why[128];
+    ck_assert_int_eq(fnp_diff_rule_parse(&rule, rule_text, why, sizeof(why)), 0);
+    ck_assert_int_eq(fnp_diff_judge(j, d, &rule, 1, 1, alpha), 0);
+    np = 2 * k;
+}
+
+static void judged_free(struct fnp_diff_judgement *j, struct fnp_diff *d)
+{
+    fnp_diff_judgement_free(j);
+    fnp_diff_free(d);
+    for (size_t i = 0; i < np; i++)
+        fnp_profile_free(&runs_p[i]);
+}
+
+START_TEST(runs_break_a_time_rule_only_with_size_and_evidence)
+{
+    struct fnp_diff d;
+    struct fnp_diff_judgement j;
+    /* NEW's runs all slower, by 20% and more: p = 1/252, 2 tested (f and g): a breach. */
+    double b1[] = {1.0, 1.3, 1.1, 1.6, 1.2}, n1[] = {1.7, 1.8, 1.9, 2.0, 2.5};
+    judge_runs(&j, &d, b1, n1, 5, "cumtime>+10%", 0.05);
+    ck_assert_uint_eq(j.tested, 2);
+    ck_assert_uint_eq(j.nbreaches, 1);
+    ck_assert_str_eq(d.rows[j.v[0].row].key->name, "f");
+    ck_assert_double_eq_tol(j.v[0].p, 1.0 / 252, 1e-15);
+    ck_assert_double_eq_tol(j.v[0].holm, 2.0 / 252, 1e-15);
+    ck_assert(!j.blind);
+    judged_free(&j, &d);
+    /* The smallest grows by 50% but the runs overlap: the size without the evidence. */
+    double b2[] = {1.0, 2.0, 1.9, 1.6, 2.2}, n2[] = {1.5, 1.7, 2.1, 2.3, 1.8};
+    judge_runs(&j, &d, b2, n2, 5, "cumtime>+10%", 0.05);
+    ck_assert_uint_eq(j.nbreaches, 0);
+    ck_assert_uint_eq(j.nv, 1);
+    ck_assert(j.v[0].p > 0.05);
+    judged_free(&j, &d);
+    /* Every NEW run slower but by 5%: the evidence without the size. */
+    double b3[] = {1.0, 1.01, 1.02, 1.03, 1.04}, n3[] = {1.05, 1.06, 1.07, 1.08, 1.09};
+    judge_runs(&j, &d, b3, n3, 5, "cumtime>+10%", 0.05);
+    ck_assert_uint_eq(j.nv, 0);
+    judged_free(&j, &d);
+    /* Below the floor in half the runs: not tested, so Holm is over g alone... and g is
+     * at 1 s, below min=1.5s too: nothing tested, nothing blind. */
+    double b4[] = {1.0, 1.0, 1.0, 1.0, 1.0}, n4[] = {1.2, 1.2, 1.3, 1.3, 1.4};
+    judge_runs(&j, &d, b4, n4, 5, "cumtime>+10%,min=1.5s", 0.05);
+    ck_assert_uint_eq(j.tested, 0);
+    ck_assert(!j.blind && j.nv == 0);
+    judged_free(&j, &d);
+    /* 3 a side: p >= 1/20, times 2 after Holm: blind, however large the change. */
+    double b5[] = {1.0, 1.0, 1.0}, n5[] = {9.0, 9.0, 9.0};
+    judge_runs(&j, &d, b5, n5, 3, "cumtime>+10%", 0.05);
+    ck_assert(j.blind && j.nbreaches == 0 && j.tested == 2);
+    ck_assert_double_eq_tol(j.min_p, 0.05, 1e-15);
+    judged_free(&j, &d);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("diff");
@@ -322,6 +446,8 @@ int main(void)
     tcase_add_test(tc, rules_refuse_what_they_do_not_say);
     tcase_add_test(tc, rules_break_only_beyond_their_limit);
     tcase_add_test(tc, a_new_function_breaks_a_percent_rule_from_the_floor_up);
+    tcase_add_test(tc, runs_take_the_smallest_times_and_bracket_the_calls);
+    tcase_add_test(tc, runs_break_a_time_rule_only_with_size_and_evidence);
     suite_add_tcase(s, tc);
     return fnp_check_run(s);
 }

@@ -168,20 +168,29 @@ END_TEST
 
 START_TEST(holm_steps_down_and_stops_at_the_first_miss)
 {
-    /* alpha 0.05 over 4: bounds 0.0125, 0.0167, 0.025, 0.05 in p's order. */
+    /* alpha 0.05 over 4: bounds 0.0125, 0.0167, 0.025, 0.05 in p's order; adjusted p-values
+     * 4 * 0.001, max(that, 3 * 0.016), max(that, 2 * 0.03), max(that, 0.04). */
     double p[] = {0.03, 0.001, 0.016, 0.04};
     unsigned char rej[4];
-    double bound[4];
-    ck_assert_int_eq(fnp_ranktest_holm(p, 4, 0.05, rej, bound), 0);
+    double adj[4];
+    ck_assert_int_eq(fnp_ranktest_holm(p, 4, 0.05, rej, adj), 0);
     ck_assert(rej[1] && rej[2] && !rej[0] && !rej[3]); /* 0.03 > 0.025 stops 0.03, 0.04 */
-    ck_assert_double_eq_tol(bound[1], 0.0125, 1e-15);
-    ck_assert_double_eq_tol(bound[2], 0.05 / 3, 1e-15);
-    ck_assert_double_eq_tol(bound[0], 0.025, 1e-15);
-    ck_assert_double_eq_tol(bound[3], 0.05, 1e-15);
-    /* 0.04 would pass its own bound, but the step-down stopped before it. */
+    ck_assert_double_eq_tol(adj[1], 0.004, 1e-15);
+    ck_assert_double_eq_tol(adj[2], 0.048, 1e-15);
+    ck_assert_double_eq_tol(adj[0], 0.06, 1e-15);
+    ck_assert_double_eq_tol(adj[3], 0.06, 1e-15); /* never below an earlier one */
+    /* 0.04 would pass its own bound (0.05), but the step-down stopped before it. */
     double q[] = {0.001, 0.03, 0.04};
     ck_assert_int_eq(fnp_ranktest_holm(q, 3, 0.05, rej, NULL), 0);
-    ck_assert(rej[0] && !rej[1] && !rej[2]); /* 0.03 > 0.025: 0.04 <= 0.05 never asked */
+    ck_assert(rej[0] && !rej[1] && !rej[2]); /* 0.03 > 0.025 */
+    /* Equal to the bound: rejected, despite the rounding of 1/20 and 0.05. */
+    double e[] = {fnp_ranktest_min_p(3, 3)};
+    ck_assert_int_eq(fnp_ranktest_holm(e, 1, 0.05, rej, adj), 0);
+    ck_assert(rej[0]);
+    /* Adjusted values stop at 1. */
+    double big[] = {0.5, 0.6};
+    ck_assert_int_eq(fnp_ranktest_holm(big, 2, 0.05, rej, adj), 0);
+    ck_assert(!rej[0] && !rej[1] && adj[0] == 1 && adj[1] == 1);
     /* Nothing to test: nothing rejected, no memory touched. */
     ck_assert_int_eq(fnp_ranktest_holm(q, 0, 0.05, rej, NULL), 0);
 }

@@ -353,6 +353,68 @@ def check_mixed(a):
           "--json says times were not compared")
 
 
+def check_runs_form(a):
+    """BASE... -- NEW...: count-only profiles, repeated, make every p-value exact."""
+    B, N = prof(a, "base-count.prof"), prof(a, "new-count.prof")
+    rule = ["--fail-on", "cumtime>+100%,min=1000"]
+    # 5 a side: leaf, a, b and main reach the floor in 5 of the 10 runs: 4 tested. NEW all
+    # above BASE: p = 1/C(10, 5) = 1/252, times 4, 3 and 2 after Holm: b, main, leaf break.
+    d = expect(a, 1, [B] * 5 + ["--"] + [N] * 5 + rule, nbreaches=3)
+    check([l.split()[1].split("(")[1][:-2] for l in d.breaches()] == ["b", "main", "leaf"],
+          f"the three breaches, in the table's order\n{d}")
+    check("Holm over 4 tested functions; 5 and 5 runs allow p down to 0.004" in d.out,
+          f"the test's terms\n{d}")
+    check(d.breaches() and d.breaches()[0].endswith("p 0.004, after Holm 0.016 <= 0.05"),
+          f"p and Holm's p on the breach line\n{d}")
+    check("smallest of its runs" in d.out, f"says what the columns are\n{d}")
+    # Options after the --, and a second -- making what follows files.
+    d2 = expect(a, 1, [B] * 5 + ["--", N] + rule + [N] * 3 + ["--", N], nbreaches=3)
+    check(d2.out == d.out, f"options after the -- read as before it\n{d2}")
+    j = json.loads(Diff(a.fnprof, [B] * 5 + ["--"] + [N] * 5 + rule + ["--json"]).out)
+    check(j["test"] == {"alpha": 0.05, "tested": 4, "smallest_p": 1 / 252,
+                        "too_few_runs": False}, f"--json test: {j['test']}")
+    check([(x["name"], x["p"], round(x["holm"], 12)) for x in j["breaches"]] ==
+          [("b", 1 / 252, round(4 / 252, 12)), ("main", 1 / 252, round(4 / 252, 12)),
+           ("leaf", 1 / 252, round(4 / 252, 12))], f"--json breaches {j['breaches']}")
+    check(len(j["base"]) == 5 and j["base"][0]["path"] == B and j["spread"] == [],
+          "--json lists each run")
+    check(all(f["runs"] == {"base": 5, "new": 5} for f in j["functions"]
+              if f["status"] == "both"), "--json counts the runs of each function")
+    # One BASE run is NEW's: leaf, b, main tie 6 ways at the top, p = 6/252, 3 tested:
+    # the size is there, the evidence not. BASE's runs disagree on calls: said, and the
+    # count rule compares NEW's smallest with BASE's largest (no breach).
+    d = expect(a, 0, [B] * 4 + [N, "--"] + [N] * 5 + rule + ["--fail-on", "ncalls>+0"],
+               err="BASE's runs disagree on the calls of 5 functions (leaf first)")
+    check("within the runs' spread" in d.out and "p 0.024, after Holm 0.071 > 0.05" in d.out,
+          f"the near misses are listed\n{d}")
+    # Too few runs: 3 a side give p >= 1/20, above 0.05/8 after Holm: exit 3, never 0.
+    d = expect(a, 3, [B] * 3 + ["--"] + [N] * 3 + ["--fail-on", "cumtime>+10%"],
+               err="3 and 3 runs cannot show a change among 8 tested functions at alpha 0.05")
+    check("5 runs a side would do" in d.err and "undecided" in d.out, f"the way out\n{d}")
+    expect(a, 3, [B] * 5 + ["--"] + [N] * 5 + rule + ["--alpha", "0.01"])
+    expect(a, 1, [B] * 5 + ["--"] + [N] * 5 + rule + ["--alpha", "0.02"], nbreaches=3)
+    # Nothing reaches the floor: nothing tested, nothing to decide.
+    d = expect(a, 0, [B] * 3 + ["--"] + [N] * 3 + ["--fail-on", "cumtime>+10%,min=100000"])
+    check("Holm over 0 tested functions" in d.out, f"nothing tested\n{d}")
+    # --runs-needed: the fewest runs a side for k tested functions.
+    d = expect(a, 0, ["--runs-needed"])
+    rows = {int(l.split()[0]): int(l.split()[1]) for l in d.out.splitlines()
+            if l.split() and l.split()[0].isdigit()}
+    check(rows.get(1) == 3 and rows.get(10) == 5 and rows.get(100) == 7 and rows.get(1000) == 9,
+          f"--runs-needed {rows}\n{d}")
+    d = expect(a, 0, ["--runs-needed", "--alpha", "0.01"])
+    check(" 1      5 " in d.out, f"--runs-needed --alpha 0.01\n{d}")
+    # Trouble.
+    expect(a, 2, [B, "--"], err="NEW's profiles wanted after the --")
+    expect(a, 2, ["--", N], err="BASE's profiles wanted before the --")
+    expect(a, 2, ["--runs-needed", B], err="--runs-needed takes no profiles")
+    for alpha in ("0", "1", "1.5", "x", "1e-3", "-0.1", "0.0.1", ""):
+        expect(a, 2, [B, "--", N, "--alpha", alpha], err="--alpha wants a fraction")
+    expect(a, 2, [B, prof(a, "base.prof"), "--", N], err="the runs of a side must be timed alike")
+    # The two-file form ignores --alpha, and says so.
+    expect(a, 0, [B, N, "--alpha", "0.01"], err="--alpha applies to several runs a side")
+
+
 CHECKS = {
     "order_and_marks": check_order_and_marks,
     "timed_hot_spot": check_timed_hot_spot,
@@ -361,6 +423,7 @@ CHECKS = {
     "exit_statuses": check_exit_statuses,
     "floors_and_units": check_floors_and_units,
     "count_only_against_timed": check_mixed,
+    "runs_form": check_runs_form,
 }
 
 
