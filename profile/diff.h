@@ -58,7 +58,8 @@ struct fnp_diff {
  */
 int fnp_diff_build(struct fnp_diff *d, const struct fnp_profile *base,
                    const struct fnp_profile *next);
-/* The same over m runs of BASE and n of NEW (m, n >= 1); fnp_diff_build is m = n = 1. */
+/* The same over m runs of BASE and n of NEW; fnp_diff_build is m = n = 1. Returns 0,
+ * -EINVAL when a side has no run, or -ENOMEM. */
 int fnp_diff_build_runs(struct fnp_diff *d, const struct fnp_profile *const *base, size_t m,
                         const struct fnp_profile *const *next, size_t n);
 /* Frees d's rows; accepts a zeroed d. */
