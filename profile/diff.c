@@ -83,8 +83,11 @@ int fnp_diff_build_runs(struct fnp_diff *d, const struct fnp_profile *const *bas
         total += runs[r]->nfuncs; /* each below 2^32 (the readers' bound) */
     }
     struct entry *e = malloc((total + 1) * sizeof(*e));
-    if (!e) {
+    unsigned char *starts = malloc(total + 1); /* where a function's group begins */
+    if (!e || !starts) {
         free(runs);
+        free(e);
+        free(starts);
         return -ENOMEM;
     }
     size_t k = 0;
@@ -93,8 +96,10 @@ int fnp_diff_build_runs(struct fnp_diff *d, const struct fnp_profile *const *bas
             e[k++] = (struct entry){(uint32_t)r, (uint32_t)i};
     qsort_r(e, total, sizeof(*e), cmp_entry, (void *)runs);
     size_t groups = 0;
-    for (size_t i = 0; i < total; i++)
-        groups += i == 0 || fnp_key_cmp(entry_key(runs, &e[i - 1]), entry_key(runs, &e[i])) != 0;
+    for (size_t i = 0; i < total; i++) {
+        starts[i] = i == 0 || fnp_key_cmp(entry_key(runs, &e[i - 1]), entry_key(runs, &e[i])) != 0;
+        groups += starts[i];
+    }
     d->rows = malloc((groups + 1) * sizeof(*d->rows));
     if (groups && nruns > SIZE_MAX / sizeof(*d->samples) / groups)
         d->samples = NULL;
@@ -103,6 +108,7 @@ int fnp_diff_build_runs(struct fnp_diff *d, const struct fnp_profile *const *bas
     if (!d->rows || !d->samples) {
         free(runs);
         free(e);
+        free(starts);
         fnp_diff_free(d);
         return -ENOMEM;
     }
@@ -116,7 +122,7 @@ int fnp_diff_build_runs(struct fnp_diff *d, const struct fnp_profile *const *bas
         r->key = entry_key(runs, &e[i]);
         struct fnp_stats *st = d->samples + r->sample;
         size_t j = i;
-        for (; j < total && fnp_key_cmp(r->key, entry_key(runs, &e[j])) == 0; j++) {
+        for (; j < total && (j == i || !starts[j]); j++) {
             uint32_t run = e[j].run;
             st[run] = runs[run]->funcs[e[j].func].st;
             if (run < m) {
@@ -142,6 +148,7 @@ int fnp_diff_build_runs(struct fnp_diff *d, const struct fnp_profile *const *bas
     }
     free(runs);
     free(e);
+    free(starts);
     return 0;
 }
 
