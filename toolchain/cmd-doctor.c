@@ -500,7 +500,9 @@ static void print_table(const struct doctor *d, const struct verdict *v, const s
     printf("\n");
 
     int w[3] = {6, 12, 16}; /* the headers' lengths */
-    char instr[64], binds[PATH_MAX + 32], debug[2 * PATH_MAX];
+    /* debug_text's longest: the file, "; ", the note */
+    char instr[64], binds[PATH_MAX + 32],
+        debug[sizeof d->mods[0].debug_where + sizeof d->mods[0].debug_why + 16];
     for (size_t i = 0; i < d->n; i++) {
         const struct module *m = &d->mods[i];
         instr_text(m, instr, sizeof instr);
