@@ -26,7 +26,9 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 
 #include "runtime.h"
@@ -65,6 +67,10 @@ static uint64_t dropped;
 #endif
 
 #if FNP_ALLOC_WRAPPERS
+
+/* Written once at load (fnp_mem_init), read by the dump: why the memory profile misses
+ * allocations (the program's malloc is not fnprof's), "" when it does not. */
+static char bypass_note[320];
 
 /* Set while this thread resolves the real functions: dlsym's own allocations then come
  * from the bootstrap buffer. */
@@ -735,6 +741,60 @@ static void after_fork_child(void)
     fnp_mem_release();
 }
 
+/*
+ * Whose malloc the program calls. A program that defines its own (jemalloc or mimalloc
+ * linked in statically, a bump allocator), or another allocator loaded ahead of
+ * libfnprof.so, is first in the loader's search order: its calls never reach the wrappers,
+ * and the memory profile would say 0 allocations as if that were the truth. Asked once at
+ * load, where the loader answers the program's own lookups (RTLD_DEFAULT): each entry point
+ * not defined in this library is named in *out (copied, at most size bytes), and *owner
+ * gets the library that defines the first of them (borrowed: the loader's string), "" when
+ * it is the executable. Returns how many there are.
+ */
+static int bypassing(char *out, size_t size, const char **owner)
+{
+    static const char *const names[] = {"malloc", "free", "calloc", "realloc"};
+    Dl_info self, info, exe = {0};
+    int count = 0;
+    size_t len = 0;
+    *out = 0;
+    *owner = "";
+    if (!dladdr((void *)fnp_mem_init, &self))
+        return 0;
+    /* The executable's program headers lie in its first mapping: its name is argv[0]'s
+     * to the loader, so it is told by its base. */
+    const void *phdr = (const void *)getauxval(AT_PHDR);
+    if (phdr && !dladdr(phdr, &exe))
+        exe.dli_fbase = NULL;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        void *f = dlsym(RTLD_DEFAULT, names[i]);
+        if (!f || !dladdr(f, &info) || info.dli_fbase == self.dli_fbase)
+            continue;
+        if (!count++ && info.dli_fname && info.dli_fbase != exe.dli_fbase)
+            *owner = info.dli_fname;
+        int k = snprintf(out + len, size - len, "%s%s", len ? ", " : "", names[i]);
+        if (k > 0 && (size_t)k < size - len)
+            len += (size_t)k;
+    }
+    return count;
+}
+
+/* Fills bypass_note when the program's allocator is not reached through the wrappers. */
+static FNP_COLD void note_bypass(void)
+{
+    char names[64];
+    const char *owner;
+    int n = bypassing(names, sizeof(names), &owner);
+    if (!n)
+        return;
+    /* A library is named by its file name. */
+    const char *slash = strrchr(owner, '/'), *base = slash ? slash + 1 : owner;
+    snprintf(bypass_note, sizeof(bypass_note),
+             "%s %s %s%s, not libc's: fnprof sees no allocation made through %s", names,
+             n > 1 ? "are" : "is", *base ? base : "the program's own", *base ? "'s" : "",
+             n > 1 ? "them" : "it");
+}
+
 /* The next allocator's functions are found when the library loads, PROF_MEMORY or not:
  * left to the process's first allocation, the lookup could run inside dlopen while another
  * thread waits in dlsym for the loader's lock that dlopen holds. */
@@ -754,10 +814,22 @@ int fnp_mem_init(void)
 #else
     /* The real functions first, here at load rather than in some thread's first malloc. */
     resolve();
+    note_bypass();
+    if (*bypass_note)
+        fnp_log("PROF_MEMORY: incomplete memory profile: %s", bypass_note);
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
     __atomic_or_fetch(&mode, MODE_TRACK, __ATOMIC_RELEASE);
     return 0;
 #endif
+}
+
+const char *fnp_mem_incomplete(void)
+{
+#if FNP_ALLOC_WRAPPERS
+    if (*bypass_note)
+        return bypass_note;
+#endif
+    return NULL;
 }
 
 int fnp_mem_stop(void)

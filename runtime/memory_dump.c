@@ -192,6 +192,9 @@ static int write_memory(const char *path, const struct fnp_snapshot *snap)
         rc = fnp_profile_set_meta(&prof, "profile", "memory");
     if (!rc)
         rc = fnp_profile_set_meta(&prof, "unit", "bytes");
+    /* said at load; the file must say it too, for whoever reads it later */
+    if (!rc && fnp_mem_incomplete())
+        rc = fnp_profile_set_meta(&prof, "incomplete", fnp_mem_incomplete());
     if (!rc)
         rc = fnp_write_file_atomic(path, fnp_profile_write_fn, &prof);
     if (rc && rc != -ENODATA)

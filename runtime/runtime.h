@@ -764,6 +764,10 @@ int fnp_mem_init(void);
 int fnp_mem_stop(void);
 /* Allocations left out for want of memory for the table of live blocks. */
 uint64_t fnp_mem_dropped(void);
+/* Why the memory profile misses allocations (the program calls a malloc that is not
+ * fnprof's: its own, or another library's ahead of libfnprof.so), or NULL. Borrowed, set at
+ * load. */
+const char *fnp_mem_incomplete(void);
 
 /* memory_dump.c: at exit (recording stopped), writes PROF_MEMORY. */
 void fnp_mem_dump(void);

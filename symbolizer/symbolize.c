@@ -52,6 +52,7 @@ struct module {
     const char **dynsym_names;
     const char **debug_names;
     unsigned warned;            /* enum cause bits already reported */
+    bool mpi;                   /* fnprof's MPI wrappers (libfnprof-mpi.so): keyed ('MPI', 0) */
     struct fnp_sym_func *funcs; /* fnp_symbolizer_functions' answer, made on first use */
 };
 
@@ -388,6 +389,8 @@ static struct module *module_get(struct fnp_symbolizer *s, const char *path)
         module_free(m);
         return NULL;
     }
+    const char *base = strrchr(m->path, '/');
+    m->mpi = strncmp(base ? base + 1 : m->path, FNP_MPI_LIBRARY, strlen(FNP_MPI_LIBRARY)) == 0;
     m->elf_err = fnp_elf_load(path, &m->elf);
     if (m->elf_err == -ENOMEM) {
         module_free(m); /* not cached: a later call may find memory */
@@ -661,6 +664,13 @@ int fnp_symbolizer_resolve(struct fnp_symbolizer *s, const char *module_path, co
             continue;
         }
         resolve_one(s, m, addrs[i], &out[i], &nomem);
+        /* An MPI function is the MPI library's, whoever built the wrapper and wherever it is
+         * installed: the same key on every machine, rank and fnprof build, so that ranks'
+         * profiles merge; the wrappers' source file would be the build machine's path. */
+        if (m->mpi) {
+            out[i].file = FNP_MPI_FILE;
+            out[i].line = 0;
+        }
     }
     if (nomem && m)
         warn(s, m, CAUSE_NOMEM, "out of memory; names degraded");

@@ -53,8 +53,14 @@ enum fnp_sym_source {
     FNP_SYM_DWARF = 3,  /* DWARF: file is the absolute source path, line is DW_AT_decl_line */
 };
 
+/* fnprof's MPI wrappers (runtime/mpi): every function of a library whose file name starts
+ * with FNP_MPI_LIBRARY is keyed (FNP_MPI_FILE, 0, its name), whatever its source. */
+#define FNP_MPI_LIBRARY "libfnprof-mpi.so"
+#define FNP_MPI_FILE "MPI"
+
 struct fnp_symbol {
-    const char *file; /* absolute, normalised ("a/./b/../c" -> "a/c"), valid UTF-8 */
+    const char *file; /* absolute, normalised ("a/./b/../c" -> "a/c"), valid UTF-8; or
+                         FNP_MPI_FILE */
     const char *name; /* qualified, demangled ("ns::C<int>::f(int)" for C++, "f" for C) */
     uint32_t line;    /* first line of the function (decl line), 0 when unknown */
     uint32_t source;  /* enum fnp_sym_source */

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: MIT
 # PROF_MEMORY end to end (tests/memory/run_memory_test.py): exact allocations per function
-# with each compiler found, threads, C++ new/delete, fork, nothing without PROF_MEMORY, and
-# the message of libfnprof.a; fnprof's memory profile against heaptrack's on one program.
+# with each compiler found, threads, C++ new/delete, fork, nothing without PROF_MEMORY, the
+# message of libfnprof.a, a program with its own malloc (one line, a labelled profile);
+# fnprof's memory profile against heaptrack's on one program.
 # The cases build their programs themselves (gcc and clang, g++ and clang++), -O0: at -O2
 # both compilers may remove a malloc/free pair whose block is not used.
-foreach(case known threads cxx fork unset format)
+foreach(case known threads cxx fork unset format own_malloc)
     add_test(NAME e2e.memory.${case}
              COMMAND Python3::Interpreter ${CMAKE_CURRENT_SOURCE_DIR}/memory/run_memory_test.py
                      ${case} --lib $<TARGET_FILE:fnprof_shared> --fnprof $<TARGET_FILE:fnprof>)

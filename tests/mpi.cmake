@@ -36,4 +36,13 @@ foreach(case env_rank env_plain exported linked run_rank run_plain count filter 
     set_tests_properties(e2e.mpi.${case} PROPERTIES LABELS "e2e;mpi" TIMEOUT 300
                          SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
 endforeach()
+
+# The README's MPI build line on an Open MPI-style Makefile ($(MPICC), never $(CC)): the
+# program is instrumented; CC=fnprof-cc alone is not, and fnprof doctor says so. Needs
+# mpicc and make only (no ranks are started).
+add_test(NAME e2e.mpi.makefile_mpicc
+         COMMAND Python3::Interpreter -B ${CMAKE_CURRENT_LIST_DIR}/mpi/makefile_mpicc.py
+                 --bin $<TARGET_FILE_DIR:fnprof> --readme ${PROJECT_SOURCE_DIR}/README.md
+                 --work ${CMAKE_CURRENT_BINARY_DIR}/mpi/makefile_mpicc)
+set_tests_properties(e2e.mpi.makefile_mpicc PROPERTIES LABELS "e2e;mpi" SKIP_RETURN_CODE 77)
 # SPDX-License-Identifier: MIT

@@ -7,7 +7,7 @@ set(fnp_wrappers_work ${CMAKE_CURRENT_BINARY_DIR}/wrappers)
 
 foreach(fnp_cc gcc clang)
     foreach(fnp_check profile_c profile_cxx separate preprocess failure response info probes
-                      shared env filter)
+                      shared env filter uninstrumented_link)
         add_test(NAME e2e.wrappers.${fnp_check}.${fnp_cc}
                  COMMAND Python3::Interpreter -B ${fnp_wrappers_dir}/check_wrappers.py
                          --bin $<TARGET_FILE_DIR:fnprof_wrapper_cc> --cc ${fnp_cc}

@@ -148,6 +148,16 @@ static enum input_kind input_kind(const char *lang, const char *name)
     return INPUT_OTHER;
 }
 
+/* An object file, an archive or a shared object, by its name (libx.so.1 too). */
+static int is_object(const char *name)
+{
+    const char *slash = strrchr(name, '/'), *base = slash ? slash + 1 : name;
+    const char *dot = strrchr(base, '.');
+    return (dot && (strcmp(dot, ".o") == 0 || strcmp(dot, ".a") == 0 || strcmp(dot, ".so") == 0 ||
+                    strcmp(dot, ".lo") == 0)) ||
+           strstr(base, ".so.") != NULL;
+}
+
 /* A growing array of owned strings. */
 struct strvec {
     char **v;
@@ -283,6 +293,7 @@ void fnp_cc_args_free(struct fnp_cc_args *a)
     struct strvec sv = {a->argv, a->argc, a->argc};
     strvec_free(&sv);
     free(a->sources);
+    free(a->objects);
     memset(a, 0, sizeof(*a));
 }
 
@@ -299,7 +310,8 @@ int fnp_cc_args_parse(char *const *args, size_t n, struct fnp_cc_args *a)
     a->argv = sv.v;
     a->argc = sv.n;
     a->sources = calloc(sv.n + 1, sizeof(*a->sources));
-    if (!a->sources) {
+    a->objects = calloc(sv.n + 1, sizeof(*a->objects));
+    if (!a->sources || !a->objects) {
         fnp_cc_args_free(a);
         errno = ENOMEM;
         return -1;
@@ -318,6 +330,8 @@ int fnp_cc_args_parse(char *const *args, size_t n, struct fnp_cc_args *a)
                 a->sources[a->nsources++] = a->argv[i];
             else if (k == INPUT_HEADER)
                 nheaders++;
+            else if (k == INPUT_OTHER && is_object(s))
+                a->objects[a->nobjects++] = a->argv[i];
             continue;
         }
         if (is_info_option(s)) {

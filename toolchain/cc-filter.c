@@ -208,8 +208,10 @@ static void remove_dir(const char *dir)
     static const char *const names[] = {"pass1.o", "pass1.dwo", "pass1.su", "pass1.ci"};
     char path[PATH_MAX];
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-        unlink(path);
+        /* a cut path would name some other file: never unlinked */
+        int k = snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        if (k > 0 && (size_t)k < sizeof(path))
+            unlink(path);
     }
     rmdir(dir);
 }
@@ -223,8 +225,10 @@ static char *function_list(const struct fnp_filter *f, char *const *cc, size_t n
     *all = 0;
     const char *tmp = getenv("TMPDIR");
     char dir[PATH_MAX], object[PATH_MAX + 16];
-    snprintf(dir, sizeof(dir), "%s/fnprof-cc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir))
+    /* Room for the first pass's file names (remove_dir) inside PATH_MAX: a TMPDIR too long
+     * for them gets no first pass, as a failed one (the real compile goes on). */
+    int k = snprintf(dir, sizeof(dir), "%s/fnprof-cc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (k < 0 || (size_t)k >= sizeof(dir) - 16 || !mkdtemp(dir))
         return NULL;
     snprintf(object, sizeof(object), "%s/pass1.o", dir);
     char **argv = first_pass_argv(cc, ncc, a, object);

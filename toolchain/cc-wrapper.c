@@ -127,6 +127,25 @@ static int find_libdir(char *out, size_t n)
     return 0;
 }
 
+/*
+ * A link of objects none of which calls the hooks makes a program whose own functions are
+ * never recorded, and the wrapper is the last to see it: the objects were compiled without it (a
+ * Makefile's own compiler variable, such as Open MPI's examples' $(MPICC), or a CFLAGS that dropped
+ * the flag). Said in one line; the link goes on as asked. Only when every object could be read: an
+ * unreadable one is the linker's to report, LTO bitcode holds no calls yet.
+ */
+static void check_objects(const struct fnp_cc_args *a)
+{
+    for (size_t i = 0; i < a->nobjects; i++)
+        if (fnp_cc_object_instrumented(a->objects[i]) != 0)
+            return;
+    if (a->nobjects)
+        fnp_cc_error("none of the objects linked calls the profiling hooks (compiled without "
+                     "%s or -finstrument-functions: by a Makefile's own compiler variable, such "
+                     "as $(MPICC)?): their functions will not be in the profile",
+                     SELF);
+}
+
 struct cmd {
     char **v;
     size_t n;
@@ -217,6 +236,8 @@ int main(int argc, char **argv)
     char libdir[PATH_MAX], lflag[PATH_MAX + 8];
     for (size_t i = 0; i < nuser; i++)
         add(&c, user[i]);
+    if (a.mode == FNP_CC_LINK && !a.no_stdlib && !a.nsources && a.instr != FNP_CC_INSTR_OFF)
+        check_objects(&a);
     if (a.mode == FNP_CC_LINK && !a.no_stdlib) {
         if (find_libdir(libdir, sizeof(libdir)) < 0)
             return 1;

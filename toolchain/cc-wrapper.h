@@ -42,6 +42,10 @@ struct fnp_cc_args {
     size_t nsources; /* C, C++ or Objective-C sources (by -x or by suffix) */
     /* The sources' names, pointing into argv; the filter decides per source file. */
     char **sources;
+    /* Object files, archives and shared objects given as inputs (.o, .a, .so, .lo), pointing
+     * into argv: a link of these alone is checked for instrumented code. */
+    char **objects;
+    size_t nobjects;
     /* Expanded arguments (response files read), owned; freed by fnp_cc_args_free. */
     char **argv;
     size_t argc;
@@ -82,6 +86,11 @@ int fnp_cc_filter_args(const char *filter_path, char *const *cc, size_t ncc, enu
  * malloc'd strings (caller frees each and the array), or -1 when the file cannot be read or
  * is not ELF64. */
 int fnp_cc_object_functions(const char *path, char ***names, size_t *n);
+
+/* Whether the object file, archive or shared object at path calls the enter hook: 1 (its
+ * bytes name __cyg_profile_func_enter: an undefined symbol's name in its string table), 0
+ * (they do not), -1 (unreadable, or LTO bitcode, whose calls are not in its bytes yet). */
+int fnp_cc_object_instrumented(const char *path);
 
 /* "fnprof: fnprof-cc: " and the message, one line on stderr. */
 void fnp_cc_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

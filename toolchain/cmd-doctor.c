@@ -76,7 +76,7 @@ static void usage(FILE *out)
                  "executable and every shared library its loader maps at start (as ldd lists\n"
                  "them), each with\n"
                  "  - whether it is instrumented (calls __cyg_profile_func_enter), and on x86-64\n"
-                 "    how many functions call it;\n"
+                 "    how many functions call it (hook call sites, in a stripped file);\n"
                  "  - which hooks those calls bind to: fnprof's (libfnprof.so, or libfnprof.a\n"
                  "    linked in), or glibc's no-op pair, which records nothing;\n"
                  "  - where its DWARF debug info is (in the file, a separate debug file found by\n"
@@ -95,8 +95,9 @@ static void usage(FILE *out)
                  "  -h, --help  show this help\n");
 }
 
-/* PROGRAM as execvp would find it: a name without '/' is looked up in PATH. The result is
- * absolute, in out (PATH_MAX bytes, as realpath fills). Returns 0 or -errno. */
+/* PROGRAM as execvp would find it: a name without '/' is looked up in PATH (main then tries
+ * the current directory). The result is absolute, in out (PATH_MAX bytes, as realpath
+ * fills). Returns 0 or -errno. */
 static int locate(const char *prog, char *out)
 {
     if (strchr(prog, '/'))
@@ -436,8 +437,10 @@ static void instr_text(const struct module *m, char *out, size_t n)
         snprintf(out, n, "cannot tell");
     else if (!m->instrumented)
         snprintf(out, n, "no");
-    else if (m->elf.enter_calls > 0)
-        snprintf(out, n, "yes, %ld function%s", m->elf.enter_calls,
+    else if (m->elf.functions > 0)
+        snprintf(out, n, "yes, %ld function%s", m->elf.functions, m->elf.functions == 1 ? "" : "s");
+    else if (m->elf.enter_calls > 0) /* stripped: its functions cannot be told apart */
+        snprintf(out, n, "yes, %ld hook call site%s", m->elf.enter_calls,
                  m->elf.enter_calls == 1 ? "" : "s");
     else
         snprintf(out, n, "yes");
@@ -500,7 +503,9 @@ static void print_table(const struct doctor *d, const struct verdict *v, const s
     printf("\n");
 
     int w[3] = {6, 12, 16}; /* the headers' lengths */
-    char instr[64], binds[PATH_MAX + 32], debug[2 * PATH_MAX];
+    /* debug_text's longest: the file, "; ", the note */
+    char instr[64], binds[PATH_MAX + 32],
+        debug[sizeof d->mods[0].debug_where + sizeof d->mods[0].debug_why + 16];
     for (size_t i = 0; i < d->n; i++) {
         const struct module *m = &d->mods[i];
         instr_text(m, instr, sizeof instr);
@@ -586,10 +591,14 @@ static int print_json(const struct doctor *d, const struct verdict *v, const str
                         m->instrumented < 0 ? "null"
                         : m->instrumented   ? "true"
                                             : "false");
-        if (m->instrumented == 1 && m->elf.enter_calls >= 0)
-            fnp_sink_printf(&s, ", \"functions\": %ld", m->elf.enter_calls);
+        if (m->instrumented == 1 && m->elf.functions >= 0)
+            fnp_sink_printf(&s, ", \"functions\": %ld", m->elf.functions);
         else
             fnp_sink_puts(&s, ", \"functions\": null");
+        if (m->instrumented == 1 && m->elf.enter_calls >= 0)
+            fnp_sink_printf(&s, ", \"hook_call_sites\": %ld", m->elf.enter_calls);
+        else
+            fnp_sink_puts(&s, ", \"hook_call_sites\": null");
         fnp_sink_printf(&s, ", \"defines_hooks\": %s", m->elf.hook_defined ? "true" : "false");
         json_module_ref(&s, "hooks", m->binds);
         json_module_ref(&s, "hooks_under_run", m->binds_run);
@@ -727,6 +736,17 @@ int fnp_cmd_doctor(int argc, char **argv)
 
     char program[PATH_MAX];
     int err = locate(argv[optind], program);
+    /* A bare name that PATH lacks but the current directory has: the user meant that file
+     * (doctor only reads it), though a shell, and fnprof run, would not find it. */
+    struct stat st;
+    if (err == -ENOENT && !strchr(argv[optind], '/') && stat(argv[optind], &st) == 0 &&
+        S_ISREG(st.st_mode) && realpath(argv[optind], program)) {
+        fprintf(stderr,
+                "fnprof: %s: %s: not in PATH; reading ./%s, the file in this directory (run "
+                "it as ./%s)\n",
+                CMD, argv[optind], argv[optind], argv[optind]);
+        err = 0;
+    }
     if (err) {
         fnp_cli_error(CMD, "%s: %s", argv[optind], strerror(-err));
         return FNP_EXIT_USAGE;

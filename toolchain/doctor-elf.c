@@ -3,7 +3,9 @@
  * fnprof doctor: what one ELF file says about -finstrument-functions' hooks, read with
  * libelf (the symbolizer's library): whether it calls them, defines them, whose they are,
  * and, on x86-64, how many places call the enter hook (one per instrumented function, one
- * more per inlined copy of one).
+ * more per inlined copy of one: gcc instruments an inlined body too, so a C++ program has
+ * ten times more call sites than functions) and how many functions hold them (the
+ * .symtab's functions, when the file has one).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +13,7 @@
 #include <libelf.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -164,8 +167,32 @@ static void find_stubs(Elf_Scn *scn, const GElf_Shdr *sh, struct targets *t)
     }
 }
 
-/* "call rel32" (e8) to a target, or "call *slot(%rip)" (ff 15, -fno-plt) through a slot. */
-static long count_calls(Elf_Scn *scn, const GElf_Shdr *sh, const struct targets *t)
+/* The addresses of the enter hook's call sites, grown as they are found. */
+struct sites {
+    uint64_t *v;
+    size_t n, cap;
+    bool lost; /* out of memory: the functions are not counted */
+};
+
+static void add_site(struct sites *s, uint64_t addr)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 256;
+        uint64_t *v = realloc(s->v, cap * sizeof(*v));
+        if (!v) {
+            s->lost = true;
+            return;
+        }
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = addr;
+}
+
+/* "call rel32" (e8) to a target, or "call *slot(%rip)" (ff 15, -fno-plt) through a slot;
+ * each one's address into sites. */
+static long count_calls(Elf_Scn *scn, const GElf_Shdr *sh, const struct targets *t,
+                        struct sites *sites)
 {
     Elf_Data *data = elf_getdata(scn, NULL);
     if (!data || !data->d_buf)
@@ -173,14 +200,84 @@ static long count_calls(Elf_Scn *scn, const GElf_Shdr *sh, const struct targets 
     const unsigned char *p = data->d_buf;
     long n = 0;
     for (size_t i = 0; i + 5 <= data->d_size; i++) {
-        if (p[i] == 0xe8 &&
-            has(t->direct, t->ndirect, sh->sh_addr + i + 5 + (int64_t)rel32(p + i + 1)))
+        if ((p[i] == 0xe8 &&
+             has(t->direct, t->ndirect, sh->sh_addr + i + 5 + (int64_t)rel32(p + i + 1))) ||
+            (p[i] == 0xff && i + 6 <= data->d_size && p[i + 1] == 0x15 &&
+             has(t->slots, t->nslots, sh->sh_addr + i + 6 + (int64_t)rel32(p + i + 2)))) {
             n++;
-        else if (p[i] == 0xff && i + 6 <= data->d_size && p[i + 1] == 0x15 &&
-                 has(t->slots, t->nslots, sh->sh_addr + i + 6 + (int64_t)rel32(p + i + 2)))
-            n++;
+            add_site(sites, sh->sh_addr + i);
+        }
     }
     return n;
+}
+
+struct range {
+    uint64_t start, end;
+};
+
+static int cmp_range(const void *a, const void *b)
+{
+    const struct range *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* How many of the .symtab's functions hold at least one of the sites; -1 when the file has
+ * no .symtab (stripped: the .dynsym lists only exported functions) or memory ran out. */
+static long count_functions(Elf *e, struct sites *sites)
+{
+    if (sites->lost)
+        return -1;
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+    while ((scn = elf_nextscn(e, scn)))
+        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+            break;
+    Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+    size_t fsize = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
+    if (!data || !fsize)
+        return -1;
+    size_t count = data->d_size / fsize, n = 0;
+    struct range *funcs = malloc((count ? count : 1) * sizeof(*funcs));
+    if (!funcs)
+        return -1;
+    for (size_t i = 1; i < count; i++) {
+        GElf_Sym sym;
+        if (!gelf_getsym(data, (int)i, &sym))
+            break;
+        if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx != SHN_UNDEF && sym.st_size)
+            funcs[n++] = (struct range){sym.st_value, sym.st_value + sym.st_size};
+    }
+    qsort(funcs, n, sizeof(*funcs), cmp_range);
+    qsort(sites->v, sites->n, sizeof(*sites->v), cmp_u64);
+    /* Both sorted: one walk. A function's aliases share its range and count once. */
+    long found = 0;
+    size_t f = 0;
+    uint64_t last_start = 0;
+    bool counted = false;
+    for (size_t i = 0; i < sites->n; i++) {
+        uint64_t a = sites->v[i];
+        while (f < n && funcs[f].end <= a)
+            f++;
+        /* the innermost range holding a: the last one starting at or before it */
+        size_t g = f;
+        while (g + 1 < n && funcs[g + 1].start <= a)
+            g++;
+        if (g >= n || funcs[g].start > a || a >= funcs[g].end)
+            continue;
+        if (counted && funcs[g].start == last_start)
+            continue;
+        found++;
+        counted = true;
+        last_start = funcs[g].start;
+    }
+    free(funcs);
+    return found;
 }
 
 /* Whether the dynamic section marks a PIE (DF_1_PIE): a static PIE has no PT_INTERP. */
@@ -251,8 +348,10 @@ static void read_file(Elf *e, int fd, struct fnp_doctor_elf *out)
         elf_getshdrstrndx(e, &shstrndx) != 0 ||
         (t.exit_addr && has(t.direct, t.ndirect, t.exit_addr))) {
         out->enter_calls = -1;
+        out->functions = -1;
         return;
     }
+    struct sites sites = {0};
     for (scn = NULL; (scn = elf_nextscn(e, scn));) {
         GElf_Shdr sh;
         if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_RELA || sh.sh_type == SHT_REL))
@@ -269,9 +368,11 @@ static void read_file(Elf *e, int fd, struct fnp_doctor_elf *out)
             if (pass == 0 && plt)
                 find_stubs(scn, &sh, &t);
             else if (pass == 1 && !plt)
-                out->enter_calls += count_calls(scn, &sh, &t);
+                out->enter_calls += count_calls(scn, &sh, &t, &sites);
         }
     }
+    out->functions = count_functions(e, &sites);
+    free(sites.v);
 }
 
 int fnp_doctor_elf_read(const char *path, struct fnp_doctor_elf *out)

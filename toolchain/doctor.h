@@ -24,6 +24,7 @@ struct fnp_doctor_elf {
     int fnprof;         /* defines fnprof's runtime (fnp_/fnprof_ symbols beside the hooks) */
     int glibc;          /* is glibc's libc (defines gnu_get_libc_version) */
     long enter_calls;   /* call sites of the enter hook found (x86-64), -1 when not counted */
+    long functions;     /* functions (.symtab) holding those call sites; -1: not counted */
     char interp_path[256];
 };
 

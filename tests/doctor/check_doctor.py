@@ -254,6 +254,54 @@ def case_not_elf():
     print("doctor: not ELF, a script, missing: exit 2")
 
 
+def case_counts():
+    """Functions, not hook call sites: inlined copies of an instrumented function call the
+    hook from their callers; a stripped file, whose functions cannot be told apart, is
+    counted in call sites and says so."""
+    app = build("inlined", ["inlined.c"], ["-O1", "-finstrument-functions"])
+    d = doctor_json(app, status=1)
+    exe = d["modules"][0]
+    expect(exe["functions"] == 5 and exe["hook_call_sites"] == 11,
+           "inlined.c: 5 functions holding 11 hook call sites", d)
+    r = doctor(app)
+    if "yes, 5 functions " not in r.stdout:
+        fail("the table counts functions", r)
+    stripped = app + "-stripped"
+    sh(["strip", "-o", stripped, app])
+    d = doctor_json(stripped, status=1)
+    exe = d["modules"][0]
+    expect(exe["functions"] is None and exe["hook_call_sites"] == 11,
+           "stripped: functions unknown, 11 call sites", d)
+    r = doctor(stripped)
+    if "yes, 11 hook call sites " not in r.stdout:
+        fail("the table labels a stripped file's count as call sites", r)
+    print("doctor: 5 functions (11 hook call sites); stripped: 11 hook call sites")
+
+
+def case_current_directory():
+    """A bare name: PATH first, as a shell and fnprof run look; a file of that name in the
+    current directory and not in PATH is read, with one line saying so (and how to run it)."""
+    build("app", ["app.c"], ["-finstrument-functions"], LINK_FNPROF)
+    e = env()
+    e["PATH"] = "/usr/bin:/bin"
+    r = doctor("--json", "app", e=e)
+    lines = r.stderr.splitlines()
+    if r.returncode != 0 or len(lines) != 1 or \
+            lines[0] != ("fnprof: doctor: app: not in PATH; reading ./app, the file in this "
+                         "directory (run it as ./app)"):
+        fail("doctor app, app in the current directory: want exit 0 and one line", r)
+    d = json.loads(r.stdout)
+    expect(d["program"] == os.path.join(os.path.realpath(work), "app"), "./app read", d)
+    # In PATH too: PATH's wins, silently, as the shell's would.
+    bindir = os.path.join(work, "bin")
+    os.makedirs(bindir)
+    shutil.copy(os.path.join(work, "app"), os.path.join(bindir, "app"))
+    e["PATH"] = bindir + ":/usr/bin:/bin"
+    d = doctor_json("app", status=0, e=e)
+    expect(d["program"] == os.path.join(os.path.realpath(bindir), "app"), "PATH's app", d)
+    print("doctor: a bare name from PATH, else from the current directory with a note")
+
+
 def case_static():
     """(g) static programs: glibc's no-ops inside, or nothing; no libraries; fnprof run can't."""
     try:

@@ -10,7 +10,8 @@ the independent reader (tests/e2e/fnptree.py) and checked function by function, 
 CASE: known (every allocator entry point, leaks, failures), threads (workers allocate, main
 frees), cxx (new/delete, new[]/delete[], g++ and clang++), fork (the child's profile starts
 at the fork), unset (no PROF_MEMORY: nothing written, the same output; PROF_OUTPUT with it:
-the same calls), static (libfnprof.a says it cannot). Exit 0 pass, 1 fail, 77 skipped.
+the same calls), static (libfnprof.a says it cannot), own_malloc (a program with its own
+malloc: one line, and the profile labelled incomplete). Exit 0 pass, 1 fail, 77 skipped.
 
 python3 standard library only.
 """
@@ -318,8 +319,48 @@ def case_static(a, tmp):
         raise Failure("static: files written: %r" % os.listdir(tmp))
 
 
+def case_own_malloc(a, tmp):
+    """A program that defines malloc, free, calloc and realloc itself (as one linking
+    jemalloc or mimalloc statically does): fnprof's wrappers never see its allocations, so
+    PROF_MEMORY says so in one line at start and labels the profile incomplete."""
+    src = os.path.join(a.src, "own_malloc.c")
+    want = ("fnprof: PROF_MEMORY: incomplete memory profile: malloc, free, calloc, realloc are "
+            "the program's own, not libc's")
+    for cc in compilers(False):
+        prog = os.path.join(tmp, "own-" + cc)
+        linked = prog + "-linked"
+        build(cc, src, prog)
+        build(cc, src, linked, lib=a.lib)
+        for how, p, pre in (("preloaded", prog, a.lib), ("linked", linked, None)):
+            where = "%s %s" % (cc, how)
+            mem = os.path.join(tmp, "mem.prof")
+            r = run(p, {"PROF_MEMORY": "mem.prof", "PROF_QUIET": "1"}, tmp, preload=pre)
+            expect_ok(r, where)
+            lines = r.stderr.splitlines()
+            if len(lines) != 1 or not lines[0].startswith(want):
+                raise Failure("%s: stderr %r, not one line starting %r" % (where, r.stderr, want))
+            meta = dict(fnptree.read_meta(mem))
+            if not meta.get("incomplete", "").startswith("malloc, free, calloc, realloc are "
+                                                         "the program's own"):
+                raise Failure("%s: the profile is not labelled incomplete: %r" % (where, meta))
+            r = subprocess.run([a.fnprof, "report", "--memory", mem], capture_output=True,
+                               text=True)
+            if r.returncode != 0 or "incomplete: malloc" not in r.stdout:
+                raise Failure("%s: report --memory does not show the label: %r" % (where,
+                                                                                   r.stdout))
+            os.unlink(mem)
+    # A program that keeps libc's allocator gets no label.
+    prog = os.path.join(tmp, "known")
+    build(compilers(False)[0], os.path.join(a.src, "known.c"), prog)
+    r = run(prog, {"PROF_MEMORY": "mem.prof", "PROF_QUIET": "1"}, tmp, preload=a.lib)
+    expect_ok(r, "libc's allocator")
+    if r.stderr or "incomplete" in dict(fnptree.read_meta(os.path.join(tmp, "mem.prof"))):
+        raise Failure("libc's allocator: stderr %r or an incomplete label" % r.stderr)
+
+
 CASES = {"known": case_known, "threads": case_threads, "cxx": case_cxx, "fork": case_fork,
-         "unset": case_unset, "format": case_format, "static": case_static}
+         "unset": case_unset, "format": case_format, "static": case_static,
+         "own_malloc": case_own_malloc}
 
 
 def main():

@@ -28,7 +28,8 @@ CASE:
   man            man -l on the installed pages, and `man fnprof-c++` with MANPATH (groff
                  when man is absent; skipped, exit 77, with neither)
   deb            cpack -G DEB in BUILD, dpkg -x into a scratch root: the package's files,
-                 dependencies, and a program profiled with only what it installed
+                 dependencies, and a program profiled with only what it installed; a
+                 system install adds no rpath (pkg-config, fnprof_instrument)
 Exit 0 pass, 1 fail, 77 skipped (a tool missing: the reason is printed). python3 standard
 library only.
 """
@@ -484,16 +485,32 @@ def case_deb(a):
     cflags = run(["pkg-config", "--cflags", "fnprof"], env=pc_env).stdout.split()
     libs = run(["pkg-config", "--libs", "fnprof"], env=pc_env).stdout.split()
     for f in cflags + libs:
-        for opt in ("-I", "-L", "-Wl,-rpath,"):
+        for opt in ("-I", "-L"):
             if f.startswith(opt):
                 path = os.path.realpath(f[len(opt):])
                 check(path.startswith(os.path.realpath(root) + "/"),
                       "pkg-config names %s, outside the unpacked package" % f)
+    # A system install (/usr/lib, where the loader looks) gives its programs no rpath.
+    for module in ("fnprof", "fnprof-gcc", "fnprof-clang"):
+        line = run(["pkg-config", "--libs", module], env=pc_env).stdout
+        check("rpath" not in line, "the .deb's %s.pc adds an rpath: %s" % (module, line))
+    # The unpacked /usr/lib is not the loader's: LD_LIBRARY_PATH stands in for it.
+    loader = {"LD_LIBRARY_PATH": os.path.join(usr, "lib")}
     shutil.copy(os.path.join(HERE, "main.c"), os.path.join(a.work, "main.c"))
     run(["cc", "-O1", "main.c"] + cflags + libs + ["-o", "deb-prog"], cwd=a.work)
-    expect_square(run_profiled(os.path.join(a.work, "deb-prog"), a.work, "deb-prog",
+    expect_square(run_profiled(os.path.join(a.work, "deb-prog"), a.work, "deb-prog", loader,
                                expect_out="285 0.1.0\n"),
                   os.path.join(a.work, "main.c"), "from the .deb, pkg-config")
+    # Nor does the CMake package's fnprof_instrument: the unpacked lib directory made one
+    # the compiler links from by default, as /usr/lib is, the installed program has none.
+    bdir = os.path.join(a.work, "deb-system")
+    run(["cmake", "-S", HERE, "-B", bdir, "-DCMAKE_PREFIX_PATH=" + usr,
+         "-DCMAKE_PLATFORM_IMPLICIT_LINK_DIRECTORIES=%s;/lib;/usr/lib" % os.path.join(usr, "lib")])
+    run(["cmake", "--build", bdir, "--target", "consumer"])
+    run(["cmake", "--install", bdir, "--prefix", os.path.join(a.work, "deb-system-app")])
+    dyn = run(["readelf", "-d", os.path.join(a.work, "deb-system-app", "bin", "consumer")]).stdout
+    check("RPATH" not in dyn and "RUNPATH" not in dyn,
+          "fnprof_instrument from a system install added an rpath:\n" + dyn)
     report = run([fnprof, "report", "--no-meta", os.path.join(a.work, "deb-prog.prof")]).stdout
     check("main.c:5(square)" in report, "fnprof report from the .deb:\n" + report)
     exe = build_primes(a, "deb-make", ["CC=" + os.path.join(usr, "bin", "fnprof-cc")])

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs fnprof from the build tree into a scratch prefix, builds a consumer project
 # with find_package(fnprof) + fnprof_instrument(), and checks both of its programs (libfnprof.so
-# and libfnprof.a) write a profile naming square() with 10 calls.
+# and libfnprof.a) write a profile naming square() with 10 calls; then a project of two
+# directories (scoped/) in every order of find_package, add_subdirectory and fnprof_instrument.
 set -euo pipefail
 build=$1 src=$(cd "$(dirname "$0")" && pwd) python=$2
 tmp=$(mktemp -d)
@@ -28,6 +29,23 @@ out=$(cd "$tmp" && env -u LD_LIBRARY_PATH PROF_OUTPUT=installed.prof PROF_QUIET=
     { echo "FAIL: the installed consumer did not start"; exit 1; }
 [ "$out" = "285 0.1.0" ] && [ -s "$tmp/installed.prof" ] ||
     { echo "FAIL: the installed consumer printed '$out' or wrote no profile"; exit 1; }
+# Two directories (tests/package/scoped): the program defined in sub/, fnprof found or added
+# from source in either directory and the program instrumented in either, in every order.
+# Each configures, builds, profiles square(), and installed starts without loader set-up.
+for order in after before in_sub sub_only sub_found twice source source_sub; do
+    b=$tmp/scoped-$order
+    cmake -S "$src/scoped" -B "$b" -DFNP_ORDER=$order -DFNP_SOURCE="$src/../.." \
+          -DCMAKE_PREFIX_PATH="$tmp/prefix" >"$b.log" 2>&1 &&
+        cmake --build "$b" -j2 >>"$b.log" 2>&1 ||
+        { echo "FAIL: scoped, order $order:"; tail -n 20 "$b.log"; exit 1; }
+    cmake --install "$b" --prefix "$b/app" >/dev/null
+    out=$(cd "$tmp" && env -u LD_LIBRARY_PATH PROF_OUTPUT=scoped-$order.prof PROF_QUIET=1 \
+          "$b/app/bin/app") || { echo "FAIL: scoped, order $order: the installed app did not start"; exit 1; }
+    [ "$out" = "285 0.1.0" ] || { echo "FAIL: scoped, order $order: printed '$out'"; exit 1; }
+    "$python" -c 'import pstats, sys; s = pstats.Stats(sys.argv[1]).stats
+assert any(k[2] == "square" and v[:2] == (10, 10) for k, v in s.items()), list(s)' \
+        "$tmp/scoped-$order.prof" || { echo "FAIL: scoped, order $order: profile"; exit 1; }
+done
 # The installed fnprof command finds the installed libfnprof.so.
 "$tmp/prefix/bin/fnprof" run -o "$tmp/run.prof" --quiet -- "$tmp/consumer/consumer" >/dev/null
 "$tmp/prefix/bin/fnprof" report "$tmp/run.prof" | grep -q "main.c:5(square)"

@@ -406,7 +406,30 @@ def check_filter(ctx):
         raise Failure("bad filter: exit %d, stderr %r" % (p.returncode, lines))
 
 
+def check_uninstrumented_link(ctx):
+    """A link of objects compiled without the wrapper (a Makefile's $(MPICC)-style compiler
+    variable): one line on stderr saying so; the link and the program as without it. A link
+    with one instrumented object, or with sources it compiles itself, says nothing."""
+    plain, inst = "plain.o", "inst.o"
+    ctx.run([ctx.cc, "-O2", "-c", ctx.src("app.c"), "-o", plain])
+    ctx.run([ctx.wcc, "-O2", "-c", "app.c", "-o", inst])
+    p = ctx.run([ctx.wcc, "-o", "app_plain", plain])
+    lines = p.stderr.decode().splitlines()
+    want = "fnprof: fnprof-cc: none of the objects linked calls the profiling hooks"
+    if len(lines) != 1 or not lines[0].startswith(want) or "$(MPICC)" not in lines[0]:
+        raise Failure("a link of uninstrumented objects: stderr %r, not one line %r"
+                      % (lines, want))
+    if ctx.run([os.path.join(ctx.work, "app_plain")]).stdout.strip() == b"":
+        raise Failure("the uninstrumented program printed nothing")
+    for what, cmd in (("an instrumented object", [ctx.wcc, "-o", "app_inst", inst]),
+                      ("sources", [ctx.wcc, "-O2", "-o", "app_src", "app.c"])):
+        p = ctx.run(cmd)
+        if p.stderr:
+            raise Failure("a link of %s: stderr %r" % (what, p.stderr.decode()))
+
+
 CHECKS = {
+    "uninstrumented_link": check_uninstrumented_link,
     "profile_c": check_profile_c,
     "profile_cxx": check_profile_cxx,
     "separate": check_separate,
