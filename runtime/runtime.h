@@ -660,6 +660,8 @@ void fnp_control_atfork(void);
 /* The regions interned so far, for naming them at the dump: regions[i] has key
  * FNP_REGION_TAG | (i + 1). Entries are immutable once published; *n is read with acquire. */
 const struct fnp_raw_region *fnp_regions(size_t *n);
+/* Makes the region lock safe across fork (fnp_load: the order of the fork handlers). */
+void fnp_region_atfork(void);
 
 /* ---- meta.c: the run's metadata ---------------------------------------------------- */
 
@@ -668,6 +670,8 @@ void fnp_meta_init(void);
 /* Puts the run's metadata into p: program, pid, start, host, fnprof, clock, then the
  * program's own pairs (fnprof_add_metadata). Returns 0 or -ENOMEM. */
 int fnp_meta_fill(struct fnp_profile *p);
+/* Makes the metadata lock safe across fork (fnp_load: the order of the fork handlers). */
+void fnp_meta_atfork(void);
 
 /* ---- dumpsig.c: PROF_DUMP_SIGNAL ------------------------------------------------------ */
 
