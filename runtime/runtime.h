@@ -445,8 +445,12 @@ char *fnp_env_output_path(void);
 
 /* ---- log.c -------------------------------------------------------------------------- */
 
-/* One line "fnprof: ..." on fd 2 with a single write(2); never stdio, never stdout. */
+/* One line "fnprof: ..." on fd 2 with a single write(2); never stdio, never stdout.
+ * Nothing when fd 2 is no longer the file it was at load (fnp_log_fd). */
 void fnp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* 2 while fd 2 is the file it was when the library loaded, else -1 (closed then, or
+ * closed since and reused): the only fd a message may go to. Async-signal-safe. */
+int fnp_log_fd(void);
 
 /* ---- snapshot.c --------------------------------------------------------------------- */
 

@@ -63,7 +63,8 @@ static void say(const char *a, const char *b, const char *c, const char *d)
     n = cat(line, sizeof(line) - 1, n, c);
     n = cat(line, sizeof(line) - 1, n, d);
     line[n++] = '\n';
-    ssize_t w = write(2, line, n);
+    int fd = fnp_log_fd(); /* the program's own file, if fd 2 is no longer stderr */
+    ssize_t w = fd < 0 ? 0 : write(fd, line, n);
     (void)w;
 }
 
@@ -99,8 +100,19 @@ static int symbolize_raw(void)
     *a++ = out_path;
     *a++ = raw_path;
     *a = NULL;
+    /* The command's messages go where fnprof's would, and nowhere else: fd 2 when it is
+     * still the file it was at load, else /dev/null (fd 2 may be a file of the program's,
+     * or closed, and the command's first open would take it). */
+    int quiet_child = fnp_log_fd() < 0;
     pid_t pid = vfork();
     if (pid == 0) {
+        if (quiet_child) {
+            int null = open("/dev/null", O_WRONLY);
+            if (null >= 0 && null != 2) {
+                dup2(null, 2);
+                close(null);
+            }
+        }
         execve(tool_path, argv, envp);
         _exit(127);
     }
