@@ -176,6 +176,7 @@ out:
 /* A forked child writes its own profile, of what it does from now on, to its own file. */
 static void fnp_forked_child(void)
 {
+    fnp_signals_after_fork();
     if (!__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED))
         return;
     fnp_mem_hold(); /* fnprof's own allocations, not the child's */
@@ -187,6 +188,19 @@ static void fnp_forked_child(void)
     fnp_signals_paths();
     fnp_dumpsig_after_fork();
     fnp_mem_release();
+}
+
+/* The exit dump: every file of the run. A signal that comes meanwhile waits for its end
+ * (signals.c), so that the files are written whole before the process dies by it. */
+static void exit_dump(void)
+{
+    fnp_signals_exit_begin();
+    if (fnp_config.output)
+        fnp_control_exit(); /* stops recording */
+    else
+        __atomic_store_n(&fnp_recording, 0, __ATOMIC_RELEASE);
+    fnp_mem_dump();
+    fnp_signals_exit_end();
 }
 
 __attribute__((constructor)) static void fnp_load(void)
@@ -220,8 +234,7 @@ __attribute__((constructor)) static void fnp_load(void)
     fnp_clock_init(fnp_config.output ? fnp_config.timer : "none");
     fnp_meta_init();
     fnp_symload_init();
-    if (fnp_config.output)
-        fnp_signals_init(fnp_symload_tool());
+    fnp_signals_init(fnp_symload_tool(), memory);
     if (fnp_config.filter && *fnp_config.filter)
         fnp_exclude_init(fnp_config.filter);
     uint64_t modes = FNP_ON | fnp_clock_mode();
@@ -232,14 +245,13 @@ __attribute__((constructor)) static void fnp_load(void)
     pthread_atfork(NULL, NULL, fnp_forked_child);
     if (fnp_config.output && fnp_config.dump_signal && *fnp_config.dump_signal)
         fnp_dumpsig_init();
+    /* quick_exit runs no destructor, only its own handlers: ours, registered first, runs
+     * after the program's, as the destructor runs after its atexit handlers. */
+    at_quick_exit(exit_dump);
     __atomic_store_n(&fnp_recording, fnp_control_modes(), __ATOMIC_RELEASE);
 }
 
 __attribute__((destructor)) static void fnp_unload(void)
 {
-    if (fnp_config.output)
-        fnp_control_exit(); /* stops recording */
-    else
-        __atomic_store_n(&fnp_recording, 0, __ATOMIC_RELEASE);
-    fnp_mem_dump();
+    exit_dump();
 }

@@ -571,10 +571,18 @@ void fnp_unload_init(void);
  * are closed at now. Async-signal-safe. Returns 0 or -errno. */
 int fnp_raw_write(int fd, uint64_t now, double tick_seconds);
 /* Installs the handlers for signals whose action is the default one; tool is the fnprof
- * command that turns the raw snapshot into pstats (NULL: none known). At load. */
-void fnp_signals_init(const char *tool);
+ * command that turns the raw snapshot into pstats (NULL: none known); memory: PROF_MEMORY
+ * is recorded (a death by signal says its profile is lost). At load. */
+void fnp_signals_init(const char *tool, int memory);
 /* Recomputes the paths the handler writes (a forked child's output path changes). */
 void fnp_signals_paths(void);
+/* Around the exit dump, by the thread that writes it: a signal that comes meanwhile is
+ * held until the end, which then ends the process by it (a fault, or a second signal,
+ * ends it at once, with one line). */
+void fnp_signals_exit_begin(void);
+void fnp_signals_exit_end(void);
+/* In a forked child: no thread of the parent's is handling a signal or dumping. */
+void fnp_signals_after_fork(void);
 
 /* ---- peek.c, hooks.c: the hooks picked at relocation ---------------------------------- */
 
