@@ -210,13 +210,14 @@ __attribute__((constructor)) static void fnp_load(void)
      * (pthread_atfork), so that none is held in the child by a thread it does not have.
      * The prepare handlers run in the reverse order of registration, so that the locks
      * are taken outside in: control.c's (a dump under it takes the metadata lock), then
-     * memory.c's shards, then the metadata and region locks, which are leaves (their
-     * holders allocate only under fnp_mem_hold, which keeps off the shards). These two are
-     * registered first, whatever the environment: fnprof_add_metadata takes its lock even
-     * when nothing is recorded.
+     * memory.c's shards, then the metadata, region and exec.c's (system and popen)
+     * locks, which are leaves (their holders allocate only under fnp_mem_hold, which keeps
+     * off the shards). These three are registered first, whatever the environment:
+     * fnprof_add_metadata takes its lock even when nothing is recorded.
      */
     fnp_meta_atfork();
     fnp_region_atfork();
+    fnp_exec_atfork();
     /* The wrappers of interpose.c are live whether or not anything is recorded. */
     fnp_interpose_init();
     fnp_unload_init();

@@ -424,6 +424,8 @@ struct fnp_config {
     const char *filter;       /* PROF_FILTER: a Score-P filter file */
     struct fnp_launch launch; /* the MPI rank and size a launcher gave us (outname.c) */
     char *memory;             /* PROF_MEMORY made absolute at load; NULL: no memory profile */
+    char *owner_mark;         /* "PROF_OWNER=<pid>:<file>" for the images this process starts
+                                 (exec.c; never in its own environ); NULL: none */
 };
 
 extern struct fnp_config fnp_config;
@@ -551,6 +553,8 @@ void fnp_coverage_note(struct fnp_profile *prof, const struct fnp_modmap *map,
 void fnp_interpose_init(void);
 /* exec.c: finds the real exec family. */
 void fnp_exec_init(void);
+/* Makes exec.c's lock (system and popen) safe across fork. */
+void fnp_exec_atfork(void);
 
 /* ---- unload.c: dlclose --------------------------------------------------------------- */
 
