@@ -6,8 +6,8 @@
  * it does not have held at the fork never ends: the parent gives each child argv[2]
  * seconds, then kills it, says so and exits 1.
  */
-#include <signal.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -88,8 +88,8 @@ int main(int argc, char **argv)
         }
         int rc = reap(pid, limit);
         if (rc == -1) {
-            printf("child %d (fork %d of %d) still running after %d s: killed\n", (int)pid,
-                   i + 1, forks, limit);
+            printf("child %d (fork %d of %d) still running after %d s: killed\n", (int)pid, i + 1,
+                   forks, limit);
             hung = 1;
         } else if (rc == -2) {
             failed++;
