@@ -693,7 +693,7 @@ void fnp_meta_atfork(void);
 
 /* Installs the handler and starts the thread that dumps when the signal comes. */
 void fnp_dumpsig_init(void);
-/* In a forked child: a pipe and a thread of its own. */
+/* In a forked child: a semaphore and a thread of its own. */
 void fnp_dumpsig_after_fork(void);
 
 /* ---- trace.c: PROF_TRACE ------------------------------------------------------------- */
