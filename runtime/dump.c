@@ -176,6 +176,7 @@ out:
 /* A forked child writes its own profile, of what it does from now on, to its own file. */
 static void fnp_forked_child(void)
 {
+    fnp_signals_after_fork();
     if (!__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED))
         return;
     fnp_mem_hold(); /* fnprof's own allocations, not the child's */
@@ -189,8 +190,34 @@ static void fnp_forked_child(void)
     fnp_mem_release();
 }
 
+/* The exit dump: every file of the run. A signal that comes meanwhile waits for its end
+ * (signals.c), so that the files are written whole before the process dies by it. */
+static void exit_dump(void)
+{
+    fnp_signals_exit_begin();
+    if (fnp_config.output)
+        fnp_control_exit(); /* stops recording */
+    else
+        __atomic_store_n(&fnp_recording, 0, __ATOMIC_RELEASE);
+    fnp_mem_dump();
+    fnp_signals_exit_end();
+}
+
 __attribute__((constructor)) static void fnp_load(void)
 {
+    /*
+     * Every lock a forked child may take is held by the forking thread across the fork
+     * (pthread_atfork), so that none is held in the child by a thread it does not have.
+     * The prepare handlers run in the reverse order of registration, so that the locks
+     * are taken outside in: control.c's (a dump under it takes the metadata lock), then
+     * memory.c's shards, then the metadata, region and exec.c's (system and popen)
+     * locks, which are leaves (their holders allocate only under fnp_mem_hold, which keeps
+     * off the shards). These three are registered first, whatever the environment:
+     * fnprof_add_metadata takes its lock even when nothing is recorded.
+     */
+    fnp_meta_atfork();
+    fnp_region_atfork();
+    fnp_exec_atfork();
     /* The wrappers of interpose.c are live whether or not anything is recorded. */
     fnp_interpose_init();
     fnp_unload_init();
@@ -208,8 +235,7 @@ __attribute__((constructor)) static void fnp_load(void)
     fnp_clock_init(fnp_config.output ? fnp_config.timer : "none");
     fnp_meta_init();
     fnp_symload_init();
-    if (fnp_config.output)
-        fnp_signals_init(fnp_symload_tool());
+    fnp_signals_init(fnp_symload_tool(), memory);
     if (fnp_config.filter && *fnp_config.filter)
         fnp_exclude_init(fnp_config.filter);
     uint64_t modes = FNP_ON | fnp_clock_mode();
@@ -220,14 +246,13 @@ __attribute__((constructor)) static void fnp_load(void)
     pthread_atfork(NULL, NULL, fnp_forked_child);
     if (fnp_config.output && fnp_config.dump_signal && *fnp_config.dump_signal)
         fnp_dumpsig_init();
+    /* quick_exit runs no destructor, only its own handlers: ours, registered first, runs
+     * after the program's, as the destructor runs after its atexit handlers. */
+    at_quick_exit(exit_dump);
     __atomic_store_n(&fnp_recording, fnp_control_modes(), __ATOMIC_RELEASE);
 }
 
 __attribute__((destructor)) static void fnp_unload(void)
 {
-    if (fnp_config.output)
-        fnp_control_exit(); /* stops recording */
-    else
-        __atomic_store_n(&fnp_recording, 0, __ATOMIC_RELEASE);
-    fnp_mem_dump();
+    exit_dump();
 }

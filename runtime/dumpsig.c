@@ -1,15 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * PROF_DUMP_SIGNAL: a long-running program writes its profile so far when sent a signal,
- * and goes on. A handler may do almost nothing safely, so ours writes one byte to a pipe;
- * a thread of fnprof's own, blocked on the pipe's other end with every signal masked (it
- * never runs the program's handlers), wakes and dumps under the control lock as
- * fnprof_dump does. The program's threads are not stopped: what they record meanwhile
- * lands in this dump or the next, and the file is written whole or not at all.
+ * and goes on. A handler may do almost nothing safely, so ours posts a semaphore; a
+ * thread of fnprof's own, waiting on it with every signal masked (it never runs the
+ * program's handlers), wakes and dumps under the control lock as fnprof_dump does. The
+ * program's threads are not stopped: what they record meanwhile lands in this dump or the
+ * next, and the file is written whole or not at all.
+ *
+ * Why a semaphore: the wake-up must hold no fd. A pipe or an eventfd is an fd of the
+ * program's process: made at load, it takes the program's first free numbers (its next
+ * open gets 5, not 3), and a daemon that closes every fd (closefrom, close_range) and
+ * opens its own files or pipes gets those numbers back, so the handler's byte lands in the
+ * program's pipe and the dump thread, its end closed, stops for good. sigwaitinfo would
+ * need the signal blocked in every thread of the program, which changes its masks.
+ * sem_post is async-signal-safe (POSIX), and the semaphore is a word of fnprof's memory:
+ * nothing the program can close. No hook touches any of this.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +27,8 @@
 #include "runtime.h"
 
 static int dump_sig;
-static int pipe_fds[2] = {-1, -1};
+static sem_t wake; /* posted by the handler, waited on by the dump thread */
+static int started;
 
 /* The signal PROF_DUMP_SIGNAL names: USR2, SIGUSR2, RTMIN+3, RTMAX-1 or a number; 0 if
  * none, or one that cannot serve (uncatchable, or a fault the program must see). */
@@ -55,9 +65,7 @@ static void on_dump_signal(int sig)
 {
     (void)sig;
     int saved = errno;
-    char b = 'd';
-    ssize_t w = write(pipe_fds[1], &b, 1); /* a full pipe: a dump is on its way already */
-    (void)w;
+    sem_post(&wake); /* EOVERFLOW: dumps are on their way already */
     errno = saved;
 }
 
@@ -67,14 +75,14 @@ static void *dumper(void *arg)
     /* fnprof's own thread: its allocations are not the program's, and it has no thread
      * state of its own to attach to (runtime/memory.c). */
     fnp_mem_hold();
-    int fd = pipe_fds[0];
     for (;;) {
-        char buf[64];
-        ssize_t n = read(fd, buf, sizeof(buf));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
+        if (sem_wait(&wake) != 0) {
+            if (errno == EINTR)
+                continue;
             return NULL;
+        }
+        while (sem_trywait(&wake) == 0)
+            ; /* signals that came together make one dump */
         if (!__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED))
             continue;
         char *path = fnp_env_output_path();
@@ -86,11 +94,11 @@ static void *dumper(void *arg)
     }
 }
 
-/* The pipe and the thread; 0 or -1 (reported). */
+/* The semaphore and the thread; 0 or -1 (reported). */
 static int start(void)
 {
-    if (pipe2(pipe_fds, O_CLOEXEC) != 0 || fcntl(pipe_fds[1], F_SETFL, O_NONBLOCK) != 0) {
-        fnp_log("PROF_DUMP_SIGNAL: cannot make a pipe: %s", strerror(errno));
+    if (sem_init(&wake, 0, 0) != 0) {
+        fnp_log("PROF_DUMP_SIGNAL: cannot make a semaphore: %s", strerror(errno));
         return -1;
     }
     sigset_t all, old;
@@ -108,6 +116,7 @@ static int start(void)
         return -1;
     }
     pthread_setname_np(thread, "fnprof-dump");
+    started = 1;
     return 0;
 }
 
@@ -133,13 +142,10 @@ void fnp_dumpsig_init(void)
 
 void fnp_dumpsig_after_fork(void)
 {
-    if (!dump_sig || pipe_fds[0] < 0)
+    if (!dump_sig || !started)
         return;
-    /* The parent's pipe would wake the parent's thread: the child gets its own. The
-     * handler may run in between and write to the old one, which nobody reads here. */
-    int old[2] = {pipe_fds[0], pipe_fds[1]};
-    if (start() == 0) {
-        close(old[0]);
-        close(old[1]);
-    }
+    /* The parent's thread is not in the child: the child gets its own, and a semaphore
+     * made anew (the parent's may hold posts the child did not get). */
+    started = 0;
+    start();
 }

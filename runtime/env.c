@@ -32,13 +32,18 @@
  *                The same rules as PROF_OUTPUT's for the path; libfnprof.so only.
  *   PROF_OWNER   set by fnprof itself, not by users: "<pid>:<file>" of the process that
  *                writes <file>, PROF_OUTPUT (else PROF_MEMORY) as its codes and rank name
- *                it. It is inherited by every process started below that one (fork, exec,
- *                system, posix_spawn), and those whose name would be the same write
- *                <file>.<pid> instead, so no process overwrites another's profile. A %p
- *                names every process's file already, and so does a launcher's rank.
+ *                it. It is passed to every image started below that one (exec,
+ *                posix_spawn, system, popen: runtime/exec.c), and those whose name would
+ *                be the same write <file>.<pid> instead, so no process overwrites another's
+ *                profile. A %p names every process's file already, and so does a
+ *                launcher's rank.
  *   PROF_EXEC    set by fnprof for the image an exec starts, after the image before it
  *                wrote its profile: "<pid>:<n>". In that same process, the n-th image
  *                appends ".exec<n>" to its file name (runtime/exec.c).
+ *
+ * The program never sees those two: a program that prints its environment prints the
+ * same with fnprof as without. They are read here and taken out of environ at once, and
+ * exec.c puts them only into the environments of the images the program starts.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -114,6 +119,17 @@ int fnp_env_load(void)
     const char *exec_colon = exec_mark ? strchr(exec_mark, ':') : NULL;
     if (exec_colon && atoi(exec_mark) == fnp_config.pid && atoi(exec_colon + 1) > 0)
         fnp_config.image = atoi(exec_colon + 1);
+    /* fnprof's marks, not the program's: out of its environ (unsetenv frees no string: the
+     * owner's text stays valid), passed on by exec.c. The inherited owner is passed on as
+     * it is unless this process owns a name of its own (below). */
+    const char *owner = secure_getenv("PROF_OWNER");
+    if (exec_mark)
+        unsetenv("PROF_EXEC");
+    if (owner) {
+        unsetenv("PROF_OWNER");
+        if (asprintf(&fnp_config.owner_mark, "PROF_OWNER=%s", owner) < 0)
+            fnp_config.owner_mark = NULL;
+    }
     const char *memory = secure_getenv("PROF_MEMORY");
     if (memory && *memory && !(fnp_config.memory = absolute(memory)))
         return -errno;
@@ -132,17 +148,19 @@ int fnp_env_load(void)
      * differs owns that name (a %p in it; the ranks a launcher started below a profiled
      * process, each named by its rank). */
     char *mine, *mark = NULL;
-    if (!(mine = expand(owned, 0)) || asprintf(&mark, "%d:%s", (int)getpid(), mine) < 0) {
+    if (!(mine = expand(owned, 0)) ||
+        asprintf(&mark, "PROF_OWNER=%d:%s", (int)getpid(), mine) < 0) {
         free(mine);
         return 0;
     }
-    const char *owner = secure_getenv("PROF_OWNER");
     const char *colon = owner ? strchr(owner, ':') : NULL;
-    if (colon && strcmp(colon + 1, mine) == 0 && atoi(owner) != (int)getpid())
+    if (colon && strcmp(colon + 1, mine) == 0 && atoi(owner) != (int)getpid()) {
         fnp_config.child = 1; /* someone above us writes this path */
-    else
-        setenv("PROF_OWNER", mark, 1);
-    free(mark);
+        free(mark);
+    } else {
+        free(fnp_config.owner_mark);
+        fnp_config.owner_mark = mark;
+    }
     free(mine);
     return 0;
 }

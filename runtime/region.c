@@ -121,6 +121,23 @@ out:
     return key;
 }
 
+/* fork: the child must not find the lock held by a thread it does not have (it would wait
+ * for ever in its first new region). The forking thread holds it across the fork. */
+static void before_fork(void)
+{
+    pthread_mutex_lock(&lock);
+}
+
+static void after_fork(void)
+{
+    pthread_mutex_unlock(&lock);
+}
+
+void fnp_region_atfork(void)
+{
+    pthread_atfork(before_fork, after_fork, after_fork);
+}
+
 const struct fnp_raw_region *fnp_regions(size_t *n)
 {
     *n = __atomic_load_n(&nregions, __ATOMIC_ACQUIRE);

@@ -424,6 +424,8 @@ struct fnp_config {
     const char *filter;       /* PROF_FILTER: a Score-P filter file */
     struct fnp_launch launch; /* the MPI rank and size a launcher gave us (outname.c) */
     char *memory;             /* PROF_MEMORY made absolute at load; NULL: no memory profile */
+    char *owner_mark;         /* "PROF_OWNER=<pid>:<file>" for the images this process starts
+                                 (exec.c; never in its own environ); NULL: none */
 };
 
 extern struct fnp_config fnp_config;
@@ -445,8 +447,12 @@ char *fnp_env_output_path(void);
 
 /* ---- log.c -------------------------------------------------------------------------- */
 
-/* One line "fnprof: ..." on fd 2 with a single write(2); never stdio, never stdout. */
+/* One line "fnprof: ..." on fd 2 with a single write(2); never stdio, never stdout.
+ * Nothing when fd 2 is no longer the file it was at load (fnp_log_fd). */
 void fnp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* 2 while fd 2 is the file it was when the library loaded, else -1 (closed then, or
+ * closed since and reused): the only fd a message may go to. Async-signal-safe. */
+int fnp_log_fd(void);
 
 /* ---- snapshot.c --------------------------------------------------------------------- */
 
@@ -547,6 +553,8 @@ void fnp_coverage_note(struct fnp_profile *prof, const struct fnp_modmap *map,
 void fnp_interpose_init(void);
 /* exec.c: finds the real exec family. */
 void fnp_exec_init(void);
+/* Makes exec.c's lock (system and popen) safe across fork. */
+void fnp_exec_atfork(void);
 
 /* ---- unload.c: dlclose --------------------------------------------------------------- */
 
@@ -567,10 +575,18 @@ void fnp_unload_init(void);
  * are closed at now. Async-signal-safe. Returns 0 or -errno. */
 int fnp_raw_write(int fd, uint64_t now, double tick_seconds);
 /* Installs the handlers for signals whose action is the default one; tool is the fnprof
- * command that turns the raw snapshot into pstats (NULL: none known). At load. */
-void fnp_signals_init(const char *tool);
+ * command that turns the raw snapshot into pstats (NULL: none known); memory: PROF_MEMORY
+ * is recorded (a death by signal says its profile is lost). At load. */
+void fnp_signals_init(const char *tool, int memory);
 /* Recomputes the paths the handler writes (a forked child's output path changes). */
 void fnp_signals_paths(void);
+/* Around the exit dump, by the thread that writes it: a signal that comes meanwhile is
+ * held until the end, which then ends the process by it (a fault, or a second signal,
+ * ends it at once, with one line). */
+void fnp_signals_exit_begin(void);
+void fnp_signals_exit_end(void);
+/* In a forked child: no thread of the parent's is handling a signal or dumping. */
+void fnp_signals_after_fork(void);
 
 /* ---- peek.c, hooks.c: the hooks picked at relocation ---------------------------------- */
 
@@ -660,6 +676,8 @@ void fnp_control_atfork(void);
 /* The regions interned so far, for naming them at the dump: regions[i] has key
  * FNP_REGION_TAG | (i + 1). Entries are immutable once published; *n is read with acquire. */
 const struct fnp_raw_region *fnp_regions(size_t *n);
+/* Makes the region lock safe across fork (fnp_load: the order of the fork handlers). */
+void fnp_region_atfork(void);
 
 /* ---- meta.c: the run's metadata ---------------------------------------------------- */
 
@@ -668,12 +686,14 @@ void fnp_meta_init(void);
 /* Puts the run's metadata into p: program, pid, start, host, fnprof, clock, then the
  * program's own pairs (fnprof_add_metadata). Returns 0 or -ENOMEM. */
 int fnp_meta_fill(struct fnp_profile *p);
+/* Makes the metadata lock safe across fork (fnp_load: the order of the fork handlers). */
+void fnp_meta_atfork(void);
 
 /* ---- dumpsig.c: PROF_DUMP_SIGNAL ------------------------------------------------------ */
 
 /* Installs the handler and starts the thread that dumps when the signal comes. */
 void fnp_dumpsig_init(void);
-/* In a forked child: a pipe and a thread of its own. */
+/* In a forked child: a semaphore and a thread of its own. */
 void fnp_dumpsig_after_fork(void);
 
 /* ---- trace.c: PROF_TRACE ------------------------------------------------------------- */

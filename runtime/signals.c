@@ -42,9 +42,23 @@ static const struct {
 static char out_path[PATH_MAX], raw_path[PATH_MAX + 8], tmp_path[PATH_MAX + 32];
 static char tool_path[PATH_MAX];
 static int handling_tid;
+/* The other files of a run, for the line that says they are lost (filled as out_path). */
+static char mem_path[PATH_MAX], trace_path[PATH_MAX];
+/* The exit dump (fnp_signals_exit_begin, _end): the thread writing it, and the first
+ * signal that came meanwhile, which the process dies by once the dump is written; -1 once
+ * it is. */
+static int exit_tid, exit_pending;
+static int memory_on; /* PROF_MEMORY is being recorded (at load) */
 static char altstack[64 * 1024];
 
 extern char **environ;
+
+/* The real sigaction and signal (interposed below), looked up at load. */
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+typedef void (*handler_fn)(int);
+typedef handler_fn (*signal_fn)(int, handler_fn);
+static sigaction_fn real_sigaction;
+static signal_fn real_signal;
 
 static size_t cat(char *dst, size_t cap, size_t at, const char *s)
 {
@@ -63,7 +77,8 @@ static void say(const char *a, const char *b, const char *c, const char *d)
     n = cat(line, sizeof(line) - 1, n, c);
     n = cat(line, sizeof(line) - 1, n, d);
     line[n++] = '\n';
-    ssize_t w = write(2, line, n);
+    int fd = fnp_log_fd(); /* the program's own file, if fd 2 is no longer stderr */
+    ssize_t w = fd < 0 ? 0 : write(fd, line, n);
     (void)w;
 }
 
@@ -99,17 +114,43 @@ static int symbolize_raw(void)
     *a++ = out_path;
     *a++ = raw_path;
     *a = NULL;
+    /* The command's messages go where fnprof's would, and nowhere else: fd 2 when it is
+     * still the file it was at load, else /dev/null (fd 2 may be a file of the program's,
+     * or closed, and the command's first open would take it). */
+    int quiet_child = fnp_log_fd() < 0;
+    /* A program that ignores SIGCHLD (SIG_IGN, or SA_NOCLDWAIT) has the kernel reap its
+     * children: waitpid would fail with ECHILD, and the outcome be unknown. The default
+     * action, which ignores the signal too but keeps the child to be waited for, stands in
+     * while the command runs (the process is dying: no child of its own misses a reap). */
+    struct sigaction chld, dfl = {.sa_handler = SIG_DFL};
+    int restore = real_sigaction && real_sigaction(SIGCHLD, NULL, &chld) == 0 &&
+                  (chld.sa_handler == SIG_IGN || (chld.sa_flags & SA_NOCLDWAIT));
+    if (restore)
+        real_sigaction(SIGCHLD, &dfl, NULL);
     pid_t pid = vfork();
     if (pid == 0) {
+        if (quiet_child) {
+            int null = open("/dev/null", O_WRONLY);
+            if (null >= 0 && null != 2) {
+                dup2(null, 2);
+                close(null);
+            }
+        }
         execve(tool_path, argv, envp);
         _exit(127);
     }
-    if (pid < 0)
-        return -1;
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -1;
+    int status = 0, rc = pid < 0 ? -1 : 0;
+    while (pid > 0 && waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) {
+            /* Reaped by another (a handler of the program's on another thread): the
+             * command removes the raw snapshot only once the profile is written. */
+            rc = access(raw_path, F_OK) != 0 && errno == ENOENT ? 1 : -1;
+            break;
+        }
+    if (restore)
+        real_sigaction(SIGCHLD, &chld, NULL);
+    if (rc)
+        return rc > 0 ? 0 : -1;
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
@@ -135,11 +176,65 @@ static void dump_raw(int sig)
             "; `fnprof symbolize` on it makes the profile");
 }
 
+/* A fault the kernel raised in the thread (not one sent by kill or raise): the thread
+ * cannot go on, and the fault happens again when the handler returns. */
+static int kernel_fault(int sig, const siginfo_t *info)
+{
+    return info && info->si_code > 0 &&
+           (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL);
+}
+
+/* Ends the process by sig, as its default action would have: restored, then raised again
+ * in this thread (a kernel fault happens again by itself when the handler returns). */
+static void die_by(int sig, const siginfo_t *info, int self)
+{
+    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    sigaction(sig, &dfl, NULL);
+    if (kernel_fault(sig, info))
+        return;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    syscall(SYS_tgkill, getpid(), self, sig);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
+/* What a death by signal leaves unwritten: the memory profile and the trace are made at
+ * exit only (they need the symbolizer and the heap, which a handler may not use). */
+static void say_lost(int sig)
+{
+    if (mem_path[0])
+        say(signame(sig), ": PROF_MEMORY is written at exit only: ", mem_path, " not written");
+    if (trace_path[0] && fnp_tracing)
+        say(signame(sig), ": PROF_TRACE is written at exit only: ", trace_path, " not written");
+}
+
+/* A signal during the exit dump; returns 1 when the handler is done with it (deferred). */
+static int during_exit_dump(int sig, const siginfo_t *info, int self)
+{
+    int none = 0;
+    if (!kernel_fault(sig, info) && __atomic_compare_exchange_n(&exit_pending, &none, sig, 0,
+                                                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return 1; /* the dump goes on; the process dies by sig at its end */
+    if (none < 0)
+        return 0; /* the dump is written: the ordinary path ends the process */
+    /* A fault (this thread cannot go on, and its core must show where it was), or a
+     * second signal before the dump is written (whoever sends it insists): now. */
+    say(signame(sig), " while the profiles were being written at exit: those not yet written ",
+        "are lost", "");
+    die_by(sig, info, self);
+    return 1;
+}
+
 static void on_signal(int sig, siginfo_t *info, void *uctx)
 {
     (void)uctx;
     int saved = errno;
     int self = (int)syscall(SYS_gettid), none = 0;
+    if (__atomic_load_n(&exit_tid, __ATOMIC_ACQUIRE) && during_exit_dump(sig, info, self)) {
+        errno = saved;
+        return;
+    }
     if (!__atomic_compare_exchange_n(&handling_tid, &none, self, 0, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE) &&
         none != self) {
@@ -149,19 +244,34 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
     }
     struct sigaction dfl = {.sa_handler = SIG_DFL};
     sigaction(sig, &dfl, NULL);
-    if (none == 0 && __atomic_exchange_n(&fnp_recording, 0, __ATOMIC_ACQ_REL))
-        dump_raw(sig);
+    if (none == 0 && __atomic_exchange_n(&fnp_recording, 0, __ATOMIC_ACQ_REL)) {
+        if (out_path[0])
+            dump_raw(sig);
+        say_lost(sig);
+    }
     errno = saved;
-    /* A fault raised by the kernel happens again when the handler returns, now with the
-     * default action: the core dump then shows the faulting instruction. */
-    if (info && info->si_code > 0 &&
-        (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL))
-        return;
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, sig);
-    syscall(SYS_tgkill, getpid(), self, sig);
-    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    die_by(sig, info, self);
+}
+
+void fnp_signals_exit_begin(void)
+{
+    __atomic_store_n(&exit_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+}
+
+void fnp_signals_exit_end(void)
+{
+    int sig = __atomic_exchange_n(&exit_pending, -1, __ATOMIC_ACQ_REL);
+    if (sig > 0)
+        die_by(sig, NULL, (int)syscall(SYS_gettid));
+}
+
+void fnp_signals_after_fork(void)
+{
+    /* The parent's threads, one of which may have been handling a signal or writing the
+     * exit dump, are not the child's. */
+    __atomic_store_n(&handling_tid, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&exit_tid, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&exit_pending, 0, __ATOMIC_RELAXED);
 }
 
 /*
@@ -170,11 +280,6 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
  * that installs its own handler only over SIG_DFL, as Python's does for SIGINT, behaves
  * the same). The real functions are looked up at load, before any handler can run.
  */
-typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
-typedef void (*handler_fn)(int);
-typedef handler_fn (*signal_fn)(int, handler_fn);
-static sigaction_fn real_sigaction;
-static signal_fn real_signal;
 
 static int ours(const struct sigaction *act)
 {
@@ -202,8 +307,20 @@ __attribute__((visibility("default"))) handler_fn signal(int sig, handler_fn han
     return prev == (handler_fn)(void (*)(void))on_signal ? SIG_DFL : prev;
 }
 
+/* dst gets fnp_env_path(pattern) when it fits, else "". */
+static void fill(char *dst, size_t cap, const char *pattern)
+{
+    char *path = fnp_env_path(pattern, 0);
+    dst[0] = 0;
+    if (path && strlen(path) < cap)
+        strcpy(dst, path);
+    free(path);
+}
+
 void fnp_signals_paths(void)
 {
+    fill(mem_path, sizeof(mem_path), memory_on ? fnp_config.memory : NULL);
+    fill(trace_path, sizeof(trace_path), fnp_config.output ? fnp_config.trace : NULL);
     char *path = fnp_env_output_path();
     out_path[0] = 0;
     if (!path || strlen(path) >= sizeof(out_path)) {
@@ -216,14 +333,16 @@ void fnp_signals_paths(void)
     snprintf(tmp_path, sizeof(tmp_path), "%s.raw.tmp-%d", out_path, (int)getpid());
 }
 
-void fnp_signals_init(const char *tool)
+void fnp_signals_init(const char *tool, int memory)
 {
     real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
     real_signal = (signal_fn)dlsym(RTLD_NEXT, "signal");
     if (tool && strlen(tool) < sizeof(tool_path))
         strcpy(tool_path, tool);
+    memory_on = memory;
     fnp_signals_paths();
-    if (!out_path[0])
+    /* A memory profile alone: the handler only says that it is lost. */
+    if (!out_path[0] && !mem_path[0])
         return;
     /* Stack overflow in deep recursion must not keep the handler from running. Only when
      * the program has no alternate stack of its own; it may set one later. */

@@ -3,8 +3,9 @@
  * PROF_TRACE: a timeline of every recorded call, written at exit as a Chrome trace
  * (profile/trace_write.c, docs/trace.md). A call is kept when it ends, as (node, start,
  * end), in chunks of the thread's own: the exit hook stores three words and bumps a
- * pointer. The calls kept are bounded by PROF_TRACE_EVENTS over all threads; past it,
- * calls are counted as dropped, which the file and stderr say. The pstats numbers do not
+ * pointer. The calls kept are bounded by PROF_TRACE_EVENTS over all threads, and so are
+ * the calls the file holds, the open ones at exit included (bound); past it, calls are
+ * counted as dropped, which the file and stderr say. The pstats numbers do not
  * depend on any of this.
  *
  * A thread's state is not handed to a later thread while tracing (thread.c), so that each
@@ -126,8 +127,57 @@ static uint64_t since(uint64_t ticks)
     return ticks > origin ? ticks - origin : 0;
 }
 
+struct rank {
+    size_t at;    /* the event's index */
+    int kept;     /* 0 for a call still open at exit, which comes first */
+    uint64_t key; /* its start (open) or its end (kept): earlier first */
+};
+
+static int by_rank(const void *a, const void *b)
+{
+    const struct rank *x = a, *y = b;
+    if (x->kept != y->kept)
+        return x->kept - y->kept;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* At most limit events of the k collected (open[i]: event i is a call still open at exit),
+ * so that the file holds no more calls than PROF_TRACE_EVENTS, open ones included: those
+ * open at exit come first (the outermost, which started first, before the others), as
+ * they show what was running; then the kept calls that ended first. The others are
+ * counted in *dropped. The events keep their order. Returns their number, or -ENOMEM. */
+static ptrdiff_t bound(struct fnp_trace_event *ev, const struct fnp_node **nd, const uint8_t *open,
+                       size_t k, uint64_t *dropped)
+{
+    if (k <= limit)
+        return (ptrdiff_t)k;
+    struct rank *r = malloc(k * sizeof(*r));
+    uint8_t *keep = calloc(k, 1);
+    if (!r || !keep) {
+        free(r);
+        free(keep);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < k; i++)
+        r[i] = (struct rank){i, !open[i], open[i] ? ev[i].start : ev[i].end};
+    qsort(r, k, sizeof(*r), by_rank);
+    for (size_t i = 0; i < limit; i++)
+        keep[r[i].at] = 1;
+    size_t m = 0;
+    for (size_t i = 0; i < k; i++)
+        if (keep[i]) {
+            ev[m] = ev[i];
+            nd[m++] = nd[i];
+        }
+    *dropped += k - m;
+    free(r);
+    free(keep);
+    return (ptrdiff_t)m;
+}
+
 /* Every kept call, and every call still open (ending now), as events whose func holds
- * the node's key until named; the tracks, one per thread state. */
+ * the node's key until named, at most PROF_TRACE_EVENTS of them (bound); the tracks,
+ * one per thread state. */
 static int collect(struct fnp_trace_event **out, size_t *nout, const struct fnp_node ***nodes,
                    struct fnp_trace_track **tracks, size_t *ntracks, char (**names)[16],
                    uint64_t *dropped, uint64_t now)
@@ -143,12 +193,15 @@ static int collect(struct fnp_trace_event **out, size_t *nout, const struct fnp_
     const struct fnp_node **nd = malloc((n ? n : 1) * sizeof(*nd));
     struct fnp_trace_track *tr = calloc(nt ? nt : 1, sizeof(*tr));
     char(*nm)[16] = calloc(nt ? nt : 1, sizeof(*nm));
+    uint8_t *open = calloc(n ? n : 1, 1);
     *out = ev;
     *nodes = nd;
     *tracks = tr;
     *names = nm;
-    if (!ev || !nd || !tr || !nm)
+    if (!ev || !nd || !tr || !nm || !open) {
+        free(open);
         return -ENOMEM;
+    }
     size_t k = 0, track = 0;
     *dropped = 0;
     for (struct fnp_thread *t = fnp_thread_list(); t; t = t->next, track++) {
@@ -175,6 +228,7 @@ static int collect(struct fnp_trace_event **out, size_t *nout, const struct fnp_
                 continue;
             ev[k] =
                 (struct fnp_trace_event){since(t->frames[i].t0), since(now), 0, (uint32_t)track};
+            open[k] = 1;
             nd[k++] = node;
         }
         *dropped += __atomic_load_n(&t->trace_dropped, __ATOMIC_RELAXED);
@@ -184,7 +238,11 @@ static int collect(struct fnp_trace_event **out, size_t *nout, const struct fnp_
             live_name(t->tid, nm[track], sizeof(nm[track]));
         tr[track] = (struct fnp_trace_track){t->tid, nm[track][0] ? nm[track] : NULL};
     }
-    *nout = k;
+    ptrdiff_t kept = bound(ev, nd, open, k, dropped);
+    free(open);
+    if (kept < 0)
+        return -ENOMEM;
+    *nout = (size_t)kept;
     *ntracks = track;
     return 0;
 }
