@@ -303,27 +303,30 @@ static int renamable(int dirfd, const char *name, const struct stat *expect)
 /* path written whole or not at all: a new file beside it, renamed over it at the end.
  * The folder is held open, so the checks, the new file and the rename all happen in the
  * one folder even if a path component is swapped meanwhile. */
+/* The folder path names its file in ("." or "/" included); malloc'd, NULL when out of
+ * memory. */
+static char *folder_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return strdup(".");
+    if (slash == path)
+        return strdup("/");
+    return strndup(path, (size_t)(slash - path));
+}
+
 static int replace(const char *path, const struct stat *expect, fnp_write_fn write_fn, void *ctx)
 {
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
     if (!*base)
         return -EISDIR;
-    size_t dlen = slash ? (size_t)(slash - path) : 0;
     size_t blen = strlen(base);
-    char *dir = malloc(dlen + 2), *tmp = malloc(blen + sizeof(TEMP_SUFFIX));
+    char *dir = folder_of(path), *tmp = malloc(blen + sizeof(TEMP_SUFFIX));
     if (!dir || !tmp) {
         free(dir);
         free(tmp);
         return -ENOMEM;
-    }
-    if (!slash) {
-        strcpy(dir, ".");
-    } else if (dlen == 0) {
-        strcpy(dir, "/");
-    } else {
-        memcpy(dir, path, dlen);
-        dir[dlen] = 0;
     }
     memcpy(tmp, base, blen);
     memcpy(tmp + blen, TEMP_SUFFIX, sizeof(TEMP_SUFFIX));
@@ -388,8 +391,26 @@ static char *resolved(int fd, const char *path)
 /* Something other than a regular file is at path: a symlink, a FIFO, a device. It is
  * opened as open(2) opens (the kernel follows symlinks, with its protections), never
  * created and never truncated, and without waiting for a FIFO's reader. */
-static int write_through(const char *path, int is_link, fnp_write_fn write_fn, void *ctx)
+/* The kernel's protected_symlinks rule, kept where that sysctl is off: in a sticky folder
+ * others may write to (/tmp), anyone could have planted the symlink link (lstat's st), so
+ * it is followed only if it is ours or the folder owner's. */
+static int planted(const char *path, const struct stat *link)
 {
+    if (link->st_uid == geteuid())
+        return 0;
+    char *dir = folder_of(path);
+    struct stat d;
+    int rc = dir && stat(dir, &d) == 0 && (d.st_mode & S_ISVTX) && (d.st_mode & S_IWOTH) &&
+             link->st_uid != d.st_uid;
+    free(dir);
+    return rc;
+}
+
+static int write_through(const char *path, const struct stat *lst, fnp_write_fn write_fn, void *ctx)
+{
+    int is_link = S_ISLNK(lst->st_mode);
+    if (is_link && planted(path, lst))
+        return -EACCES;
     int fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return errno == ENOENT && is_link ? -ENOLINK : -errno;
@@ -432,7 +453,7 @@ int fnp_write_file_atomic(const char *path, fnp_write_fn write_fn, void *ctx)
     int rc;
     if (lstat(path, &st) == 0)
         rc = S_ISREG(st.st_mode) ? replace(path, NULL, write_fn, ctx)
-                                 : write_through(path, S_ISLNK(st.st_mode), write_fn, ctx);
+                                 : write_through(path, &st, write_fn, ctx);
     else
         rc = errno == ENOENT ? replace(path, NULL, write_fn, ctx) : -errno;
     guard_end(&g);
