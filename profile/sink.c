@@ -3,6 +3,10 @@
  * Sinks: where writers put bytes. A file sink buffers and writes with write(2) only, so the
  * runtime's exit path never touches the host's stdio; a memory sink serves tests and the
  * command. Errors are sticky: a writer checks once, at the end.
+ *
+ * Files: fnp_write_file_atomic is the one way fnprof writes a file, the runtime's and the
+ * command's (docs/output-files.md): a regular file whole or not at all, a FIFO or device in
+ * place, never renamed over, and never a signal's death in the middle.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -300,9 +304,6 @@ static int renamable(int dirfd, const char *name, const struct stat *expect)
     return expect && !same_file(&st, expect) ? -ESTALE : 0;
 }
 
-/* path written whole or not at all: a new file beside it, renamed over it at the end.
- * The folder is held open, so the checks, the new file and the rename all happen in the
- * one folder even if a path component is swapped meanwhile. */
 /* The folder path names its file in ("." or "/" included); malloc'd, NULL when out of
  * memory. */
 static char *folder_of(const char *path)
@@ -315,6 +316,9 @@ static char *folder_of(const char *path)
     return strndup(path, (size_t)(slash - path));
 }
 
+/* path written whole or not at all: a new file beside it, renamed over it at the end.
+ * The folder is held open, so the checks, the new file and the rename all happen in the
+ * one folder even if a path component is swapped meanwhile. */
 static int replace(const char *path, const struct stat *expect, fnp_write_fn write_fn, void *ctx)
 {
     const char *slash = strrchr(path, '/');
@@ -388,9 +392,6 @@ static char *resolved(int fd, const char *path)
     return realpath(path, NULL);
 }
 
-/* Something other than a regular file is at path: a symlink, a FIFO, a device. It is
- * opened as open(2) opens (the kernel follows symlinks, with its protections), never
- * created and never truncated, and without waiting for a FIFO's reader. */
 /* The kernel's protected_symlinks rule, kept where that sysctl is off: in a sticky folder
  * others may write to (/tmp), anyone could have planted the symlink link (lstat's st), so
  * it is followed only if it is ours or the folder owner's. */
@@ -406,6 +407,9 @@ static int planted(const char *path, const struct stat *link)
     return rc;
 }
 
+/* Something other than a regular file is at path (lst, its lstat): a symlink, a FIFO, a
+ * device. It is opened as open(2) opens (the kernel follows symlinks), never created and
+ * never truncated, and without waiting for a FIFO's reader. */
 static int write_through(const char *path, const struct stat *lst, fnp_write_fn write_fn, void *ctx)
 {
     int is_link = S_ISLNK(lst->st_mode);
