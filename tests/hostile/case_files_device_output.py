@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """An output that is a character device (what /dev/null is) is written in place, never
-replaced by a regular file: PROF_OUTPUT, PROF_MEMORY, PROF_TRACE, and the -o of fnprof
+replaced by a regular file: PROF_OUTPUT, PROF_MEMORY, PROF_TRACE, the -o of fnprof
 convert, merge, suggest-filter and run (whose gathering of a child's file renamed it over
-OUT). A device node of the case's own stands in for /dev/null. Needs root (mknod)."""
+OUT), and the raw snapshot a signal's death renames to <out>.raw. A device node of the case's own stands in for /dev/null. Needs root (mknod)."""
 
 import os
+import signal
+import stat
 
 import files_common as fc
 from hostile import expect, main, need_root
@@ -49,6 +51,20 @@ def case(ctx):
         left = [n for n in os.listdir(ctx.workdir) if n.startswith("null.")]
         expect(not left, "the program's own file was not gathered: %s" % left)
 
+    def raw_snapshot():
+        # A program killed by a signal renames its raw snapshot to <out>.raw: a device
+        # there is left alone, and one line says the snapshot could not be written.
+        fresh_null()
+        out = ctx.path("killed.prof")
+        raw = out + ".raw"
+        os.mknod(raw, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        p = ctx.run([prog, "0", "kill"], {"PROF_OUTPUT": out})
+        fc.expect_device(raw)
+        expect(p.returncode == -signal.SIGTERM, "status %d, not death by SIGTERM" % p.returncode)
+        expect(p.stdout == fc.OUTPUT, "the program's output changed: %r" % p.stdout)
+        fc.expect_one_line(p.stderr, "raw snapshot")
+        fc.expect_no_temporary(ctx.workdir)
+
     checks.part("PROF_OUTPUT=device", runtime, {"PROF_OUTPUT": "NULL"})
     checks.part("PROF_MEMORY=device", runtime, {"PROF_MEMORY": "NULL"})
     checks.part("PROF_TRACE=device", runtime, {"PROF_OUTPUT": prof, "PROF_TRACE": "NULL"})
@@ -56,6 +72,7 @@ def case(ctx):
     checks.part("merge -o device", command, ["merge", "-o", "NULL", prof, prof])
     checks.part("suggest-filter -o device", command, ["suggest-filter", "-o", "NULL", prof])
     checks.part("run -o device, program below a shell", run_below_shell)
+    checks.part("<out>.raw a device, program killed", raw_snapshot)
     checks.done()
 
 

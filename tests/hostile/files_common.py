@@ -22,15 +22,22 @@ def null_device(ctx, name="null"):
     return path
 
 
+def lstat(path):
+    try:
+        return os.lstat(path)
+    except FileNotFoundError:
+        raise Failure("%s is gone" % path)
+
+
 def expect_device(path):
-    st = os.lstat(path)
+    st = lstat(path)
     expect(stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 3),
            "%s is no longer the character device 1,3: mode %o, rdev %x"
            % (path, st.st_mode, st.st_rdev))
 
 
 def expect_fifo(path):
-    st = os.lstat(path)
+    st = lstat(path)
     expect(stat.S_ISFIFO(st.st_mode), "%s is no longer a FIFO: mode %o" % (path, st.st_mode))
 
 
