@@ -404,11 +404,35 @@ void fnp_sink_printf(struct fnp_sink *s, const char *fmt, ...)
 int fnp_sink_flush(struct fnp_sink *s);
 void fnp_sink_free(struct fnp_sink *s);
 
-/* Writes path whole or not at all: the writer fills a sink on a temporary file in path's
- * directory, which is renamed over path only if everything succeeded. The file gets mode
- * 0666 less the umask, as open(2) would give it. Returns 0 or -errno (path untouched). */
+/*
+ * Writes what write puts in its sink to path, the one way every file fnprof writes is
+ * written (docs/output-files.md):
+ * - nothing at path, or a regular file: whole or not at all. A new file beside it (a name
+ *   nobody can guess, O_EXCL) is renamed over path only if everything succeeded; it gets
+ *   mode 0666 less the umask, as open(2) would give it.
+ * - a FIFO or a character device (a terminal, /dev/null): written in place, never
+ *   truncated nor renamed over; a FIFO with no reader is refused at once (-ENXIO).
+ * - a symlink: followed as open(2) follows it (the kernel's protections apply), then the
+ *   rule above for what it leads to. A regular file there is replaced in its own folder
+ *   (the symlink stays), unless it is the file open on fd 1 or 2 (/dev/stdout with stdout
+ *   a file): then the bytes go through that fd, after what is already there.
+ * - anything else (a directory, a block device, a dangling symlink): refused.
+ * SIGXFSZ and SIGPIPE caused by the writes are blocked in the calling thread and taken
+ * back: a write past RLIMIT_FSIZE or to a FIFO whose reader left fails, nothing dies.
+ * Returns 0 or -errno (fnp_write_file_strerror says it; a regular path left untouched).
+ */
 typedef int (*fnp_write_fn)(struct fnp_sink *s, void *ctx);
 int fnp_write_file_atomic(const char *path, fnp_write_fn write, void *ctx);
+/* strerror for fnp_write_file_atomic's result, with words for the cases it adds. */
+const char *fnp_write_file_strerror(int rc);
+/* Async-signal-safe: removes the temporary file fnp_write_file_atomic is filling, if any;
+ * for a handler of a signal that ends the process (the command's, toolchain/main.c). */
+void fnp_write_file_abandon(void);
+/* Async-signal-safe: creates name in dirfd (or AT_FDCWD) with O_CREAT|O_EXCL|O_NOFOLLOW,
+ * mode 0666 less the umask, after replacing its last six characters by letters nobody can
+ * guess (drawn again while the name is taken). Returns the fd (O_WRONLY, O_CLOEXEC) or
+ * -errno. name is changed in place: it then names the file. */
+int fnp_file_create_temp(int dirfd, char *name);
 
 /* ---- marshal.c: the subset of Python's marshal format pstats needs ---------------- */
 

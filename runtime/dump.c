@@ -145,7 +145,7 @@ static int dump(const char *path, struct fnp_dump_opts *o)
     if (!rc)
         rc = fnp_write_file_atomic(path, fnp_profile_write_fn, &prof);
     if (rc) {
-        fnp_log("%s: cannot write the profile: %s", path, strerror(-rc));
+        fnp_log("%s: cannot write the profile: %s", path, fnp_write_file_strerror(rc));
         goto out;
     }
     if (snap.dropped)

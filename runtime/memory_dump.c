@@ -198,7 +198,7 @@ static int write_memory(const char *path, const struct fnp_snapshot *snap)
     if (!rc)
         rc = fnp_write_file_atomic(path, fnp_profile_write_fn, &prof);
     if (rc && rc != -ENODATA)
-        fnp_log("%s: cannot write the memory profile: %s", path, strerror(-rc));
+        fnp_log("%s: cannot write the memory profile: %s", path, fnp_write_file_strerror(rc));
     if (!rc && fnp_mem_dropped())
         fnp_log("%llu allocations were not recorded (no memory for fnprof's table of live "
                 "blocks)",

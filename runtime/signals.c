@@ -19,8 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -154,11 +156,28 @@ static int symbolize_raw(void)
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
+/* Whether raw_path may be renamed over: nothing there, a regular file (an earlier
+ * snapshot) or a symlink (the rename replaces the link, never what it points at). A FIFO
+ * or a device there is left alone. */
+static int raw_renamable(void)
+{
+    struct stat st;
+    if (lstat(raw_path, &st) != 0)
+        return errno == ENOENT;
+    return S_ISREG(st.st_mode) || S_ISLNK(st.st_mode);
+}
+
 static void dump_raw(int sig)
 {
     uint64_t now = fnp_clock_now();
     double tick_seconds = fnp_clock_tick_seconds();
-    int fd = open(tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    /* The handler runs with every signal blocked: a write past RLIMIT_FSIZE fails with
+     * EFBIG and leaves a SIGXFSZ pending, taken back below unless it was pending before. */
+    sigset_t before;
+    sigemptyset(&before);
+    sigpending(&before);
+    /* A fresh name nobody could plant a symlink at (O_EXCL, random letters). */
+    int fd = fnp_file_create_temp(AT_FDCWD, tmp_path);
     if (fd < 0) {
         say(signame(sig), ": cannot write the raw snapshot ", tmp_path, "");
         return;
@@ -166,7 +185,16 @@ static void dump_raw(int sig)
     int rc = fnp_raw_write(fd, now, tick_seconds);
     if (close(fd) != 0 && rc == 0)
         rc = -errno;
-    if (rc != 0 || rename(tmp_path, raw_path) != 0) {
+    sigset_t after, xfsz;
+    sigemptyset(&after);
+    sigpending(&after);
+    if (sigismember(&after, SIGXFSZ) && !sigismember(&before, SIGXFSZ)) {
+        struct timespec zero = {0, 0};
+        sigemptyset(&xfsz);
+        sigaddset(&xfsz, SIGXFSZ);
+        sigtimedwait(&xfsz, NULL, &zero);
+    }
+    if (rc != 0 || !raw_renamable() || rename(tmp_path, raw_path) != 0) {
         unlink(tmp_path);
         say(signame(sig), ": cannot write the raw snapshot ", raw_path, "");
         return;
@@ -330,7 +358,8 @@ void fnp_signals_paths(void)
     strcpy(out_path, path);
     free(path);
     snprintf(raw_path, sizeof(raw_path), "%s.raw", out_path);
-    snprintf(tmp_path, sizeof(tmp_path), "%s.raw.tmp-%d", out_path, (int)getpid());
+    /* fnp_file_create_temp draws the X's when the handler runs. */
+    snprintf(tmp_path, sizeof(tmp_path), "%s.raw.fnprof-XXXXXX", out_path);
 }
 
 void fnp_signals_init(const char *tool, int memory)

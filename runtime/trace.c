@@ -326,7 +326,8 @@ void fnp_trace_finish(void)
     if (!rc)
         rc = fnp_write_file_atomic(path, fnp_trace_write_fn, &tr);
     if (rc)
-        fnp_log("%s: cannot write the trace: %s", path ? path : fnp_config.trace, strerror(-rc));
+        fnp_log("%s: cannot write the trace: %s", path ? path : fnp_config.trace,
+                fnp_write_file_strerror(rc));
     else if (dropped)
         fnp_log("%s: the trace holds %llu calls; %llu more were not traced "
                 "(PROF_TRACE_EVENTS=%llu); the profile has them all",

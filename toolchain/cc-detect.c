@@ -144,11 +144,20 @@ static void cache_write(char *dir, const char *file, const char *key, enum fnp_c
 {
     mkdirs(dir);
     char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", file, (long)getpid()) >= (int)sizeof(tmp))
+    if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", file) >= (int)sizeof(tmp))
         return;
-    FILE *f = fopen(tmp, "w");
-    if (!f)
+    /* A name nobody can guess, created O_EXCL (mode 0600, a cache of one user's): a
+     * symlink planted beside the cache (a shared or wrongly owned folder) is never
+     * written through. */
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0)
         return;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        unlink(tmp);
+        return;
+    }
     fprintf(f, "%s\n%s\n", key, kind_name(k));
     if (fclose(f) != 0 || rename(tmp, file) != 0)
         unlink(tmp);

@@ -264,7 +264,8 @@ int fnp_cmd_convert(int argc, char **argv)
         fnp_cli_error("convert", "%s: dot failed (see above)", output);
         rc = FNP_EXIT_FAILURE;
     } else if (err) {
-        fnp_cli_error("convert", "%s: %s", output ? output : "standard output", strerror(-err));
+        fnp_cli_error("convert", "%s: %s", output ? output : "standard output",
+                      fnp_write_file_strerror(err));
         rc = FNP_EXIT_FAILURE;
     }
 out:

@@ -103,7 +103,7 @@ int fnp_cmd_merge(int argc, char **argv)
     if (rc == FNP_EXIT_OK) {
         int err = fnp_write_file_atomic(output, fnp_profile_write_fn, &sum);
         if (err) {
-            fnp_cli_error("merge", "%s: %s", output, strerror(-err));
+            fnp_cli_error("merge", "%s: %s", output, fnp_write_file_strerror(err));
             rc = FNP_EXIT_FAILURE;
         } else if (treeless) {
             /* The sum of trees is a tree only when every input has one of the same unit. */

@@ -236,7 +236,8 @@ static int parts_list(const char *out, struct parts *ps)
             rc = -ENOMEM;
             break;
         }
-        if (lstat(p.path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        /* OUT itself may be a symlink to the file (the runtime writes through it). */
+        if ((p.top ? stat(p.path, &st) : lstat(p.path, &st)) != 0 || !S_ISREG(st.st_mode)) {
             free(p.path);
             continue;
         }
@@ -298,7 +299,7 @@ static void merge_parts(const char *out, const struct parts *ps, int quiet)
     }
     int err = ok ? fnp_write_file_atomic(out, fnp_profile_write_fn, &sum) : 0;
     if (err) {
-        fnp_cli_error("run", "%s: %s", out, strerror(-err));
+        fnp_cli_error("run", "%s: %s", out, fnp_write_file_strerror(err));
         ok = 0;
     }
     fnp_profile_free(&sum);
@@ -312,6 +313,39 @@ static void merge_parts(const char *out, const struct parts *ps, int quiet)
             unlink(ps->v[i].path);
     if (!quiet)
         fnp_cli_error("run", "merged the profiles of %zu processes into %s", ps->n, out);
+}
+
+struct bytes {
+    const char *data;
+    size_t len;
+};
+
+static int write_bytes(struct fnp_sink *s, void *ctx)
+{
+    const struct bytes *b = ctx;
+    fnp_sink_write(s, b->data, b->len);
+    return s->err;
+}
+
+/* OUT is a FIFO, a device or a symlink, never renamed over: the one file's bytes are
+ * written there as the runtime writes (fnp_write_file_atomic), then the file removed. */
+static void copy_part(const char *out, const struct part *p, int quiet)
+{
+    char *data;
+    size_t len;
+    if (fnp_cli_read_file("run", p->path, &data, &len, NULL))
+        return;
+    struct bytes b = {data, len};
+    int err = fnp_write_file_atomic(out, write_bytes, &b);
+    free(data);
+    if (err) {
+        fnp_cli_error("run", "%s: %s; the profile stays in %s", out, fnp_write_file_strerror(err),
+                      p->path);
+        return;
+    }
+    unlink(p->path);
+    if (!quiet)
+        fnp_cli_error("run", "wrote %s, the one profile written, to %s", p->path, out);
 }
 
 /* Makes out of the files this run wrote: OUT's names listed now, less those that before
@@ -333,7 +367,13 @@ static void gather(const char *out, const struct parts *before, int quiet)
             mine.v[kept++] = mine.v[i];
     }
     mine.n = kept;
-    if (mine.n == 1 && !mine.v[0].top) {
+    struct stat st;
+    int plain = lstat(out, &st) == 0 ? S_ISREG(st.st_mode) : errno == ENOENT;
+    if (mine.n == 1 && !mine.v[0].top && !plain) {
+        /* OUT is a FIFO, a device or a symlink: never renamed over, written as the runtime
+         * writes it (fnp_write_file_atomic), from the one file. */
+        copy_part(out, &mine.v[0], quiet);
+    } else if (mine.n == 1 && !mine.v[0].top) {
         /* One process wrote: its file becomes OUT, whole (a rename in one folder). */
         if (rename(mine.v[0].path, out) != 0)
             fnp_cli_error("run", "%s: cannot rename to %s: %s", mine.v[0].path, out,

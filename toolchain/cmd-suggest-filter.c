@@ -195,7 +195,8 @@ int fnp_cmd_suggest_filter(int argc, char **argv)
     if (output) {
         err = fnp_write_file_atomic(output, write_filter, &sg);
         if (err)
-            fnp_cli_error("suggest-filter", "%s: cannot write", output);
+            fnp_cli_error("suggest-filter", "%s: cannot write: %s", output,
+                          fnp_write_file_strerror(err));
     } else {
         struct fnp_sink s;
         err = fnp_sink_fd(&s, 1);

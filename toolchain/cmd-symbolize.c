@@ -92,7 +92,7 @@ static int symbolize(const char *raw_path, const char *output, int quiet)
     if (!rc)
         rc = fnp_write_file_atomic(output, fnp_profile_write_fn, &prof);
     if (rc) {
-        fnp_cli_error("symbolize", "%s: %s", output, strerror(-rc));
+        fnp_cli_error("symbolize", "%s: %s", output, fnp_write_file_strerror(rc));
     }
     char line[1024];
     if (!rc && fnp_raw_merged_line(line, sizeof(line), &raw.raw))

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,8 +186,34 @@ static int dispatch(int argc, char **argv)
     return fnp_cli_usage_error(NULL, "unknown command '%s'", arg);
 }
 
+/* SIGINT, SIGTERM and SIGHUP end the command as they would have, less the temporary file
+ * an -o being written leaves behind (fnp_write_file_atomic's): the handler removes it, and
+ * the signal, back to its default action, ends the process when the handler returns. */
+static void on_ending_signal(int sig)
+{
+    int saved = errno;
+    fnp_write_file_abandon();
+    raise(sig); /* blocked until the handler returns; SA_RESETHAND restored SIG_DFL */
+    errno = saved;
+}
+
+static void clean_up_on_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+        struct sigaction old,
+            act = {.sa_handler = on_ending_signal, .sa_flags = SA_RESETHAND | SA_RESTART};
+        sigemptyset(&act.sa_mask);
+        /* One started ignored (nohup, a background job) stays ignored. */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
+            !(old.sa_flags & SA_SIGINFO))
+            sigaction(sigs[i], &act, NULL);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    clean_up_on_signals();
     int rc = dispatch(argc, argv);
     /* A report piped into a full disk must not exit 0 (coreutils' close_stdout). */
     if (fflush(stdout) || ferror(stdout)) {

@@ -1,0 +1,35 @@
+/* A preloaded shim for case_files_killed_convert.py: just before the fnprof command renames
+ * a temporary of its own (a name holding ".fnprof-") into place, the process sends itself
+ * the signal $FILES_KILL_SIGNAL (a number), as a user's ^C or a kill at that moment would.
+ * The temporary is whole then, and would stay behind if nothing removed it. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void maybe_die(const char *from)
+{
+    const char *sig = getenv("FILES_KILL_SIGNAL");
+    if (sig && strstr(from, ".fnprof-"))
+        raise(atoi(sig));
+}
+
+int rename(const char *from, const char *to)
+{
+    maybe_die(from);
+    int (*real)(const char *, const char *) =
+        (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
+    return real(from, to);
+}
+
+int renameat(int fromfd, const char *from, int tofd, const char *to)
+{
+    maybe_die(from);
+    int (*real)(int, const char *, int, const char *) =
+        (int (*)(int, const char *, int, const char *))dlsym(RTLD_NEXT, "renameat");
+    return real(fromfd, from, tofd, to);
+}
+/* SPDX-License-Identifier: MIT */
