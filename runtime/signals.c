@@ -250,6 +250,7 @@ static int during_exit_dump(int sig, const siginfo_t *info, int self)
      * second signal before the dump is written (whoever sends it insists): now. */
     say(signame(sig), " while the profiles were being written at exit: those not yet written ",
         "are lost", "");
+    fnp_write_file_abandon(); /* the half-written one's temporary goes with them */
     die_by(sig, info, self);
     return 1;
 }

@@ -1,7 +1,9 @@
 /* A preloaded shim for case_files_killed_convert.py: just before the fnprof command renames
  * a temporary of its own (a name holding ".fnprof-") into place, the process sends itself
  * the signal $FILES_KILL_SIGNAL (a number), as a user's ^C or a kill at that moment would.
- * The temporary is whole then, and would stay behind if nothing removed it. */
+ * The temporary is whole then, and would stay behind if nothing removed it. With
+ * $FILES_KILL_COUNT = 2 it sends the signal twice: in a program's exit dump, the first is
+ * held until the dump is written and the second ends the process at once. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -13,7 +15,10 @@
 static void maybe_die(const char *from)
 {
     const char *sig = getenv("FILES_KILL_SIGNAL");
-    if (sig && strstr(from, ".fnprof-"))
+    const char *count = getenv("FILES_KILL_COUNT");
+    if (!sig || !strstr(from, ".fnprof-"))
+        return;
+    for (int n = count ? atoi(count) : 1; n > 0; n--)
         raise(atoi(sig));
 }
 
