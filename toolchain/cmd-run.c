@@ -458,11 +458,13 @@ static int run_and_gather(char **argv, const char *out, int quiet)
     sigemptyset(&ign.sa_mask);
     sigemptyset(&fwd.sa_mask);
     fwd.sa_flags = SA_RESTART;
-    sigaction(SIGINT, &ign, NULL);
-    sigaction(SIGQUIT, &ign, NULL);
     static const int forwarded[] = {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM};
-    for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
-        sigaction(forwarded[i], &fwd, NULL);
+    enum { NFWD = sizeof forwarded / sizeof forwarded[0] };
+    struct sigaction old_int, old_quit, old_fwd[NFWD];
+    sigaction(SIGINT, &ign, &old_int);
+    sigaction(SIGQUIT, &ign, &old_quit);
+    for (size_t i = 0; i < NFWD; i++)
+        sigaction(forwarded[i], &fwd, &old_fwd[i]);
 
     int err = 0;
     ssize_t got;
@@ -473,6 +475,12 @@ static int run_and_gather(char **argv, const char *out, int quiet)
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     child_pid = 0;
+    /* The program is gone: a signal now is meant for fnprof run itself, which ends as it
+     * would have, less the temporary of the file it was gathering (main.c's handlers). */
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    for (size_t i = 0; i < NFWD; i++)
+        sigaction(forwarded[i], &old_fwd[i], NULL);
     if (got == (ssize_t)sizeof err) {
         fnp_cli_error("run", "%s: %s", argv[0], strerror(err));
         parts_free(&before);

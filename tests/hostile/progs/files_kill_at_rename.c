@@ -3,7 +3,8 @@
  * the signal $FILES_KILL_SIGNAL (a number), as a user's ^C or a kill at that moment would.
  * The temporary is whole then, and would stay behind if nothing removed it. With
  * $FILES_KILL_COUNT = 2 it sends the signal twice: in a program's exit dump, the first is
- * held until the dump is written and the second ends the process at once. */
+ * held until the dump is written and the second ends the process at once. With
+ * $FILES_KILL_COMM set, only a process of that name (/proc/self/comm) does it. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -16,8 +17,21 @@ static void maybe_die(const char *from)
 {
     const char *sig = getenv("FILES_KILL_SIGNAL");
     const char *count = getenv("FILES_KILL_COUNT");
+    const char *comm = getenv("FILES_KILL_COMM");
     if (!sig || !strstr(from, ".fnprof-"))
         return;
+    if (comm) {
+        char name[64] = "";
+        FILE *f = fopen("/proc/self/comm", "r");
+        if (f) {
+            if (!fgets(name, sizeof(name), f))
+                name[0] = 0;
+            fclose(f);
+        }
+        name[strcspn(name, "\n")] = 0;
+        if (strcmp(name, comm) != 0)
+            return;
+    }
     for (int n = count ? atoi(count) : 1; n > 0; n--)
         raise(atoi(sig));
 }
