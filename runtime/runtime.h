@@ -84,6 +84,27 @@ struct fnp_arena {
 };
 
 /*
+ * Beyond the node cap, what is open on a thread's stack (cct.c: open_flags): how many
+ * counted frames run each function, and each edge (caller's fn, fn). Kept by the cold
+ * path alone, and only when a call beyond the cap asks: the frames counted are
+ * seen[0 .. top), each the node its frame held then; a frame that no longer holds it was
+ * popped, and is taken off at the next call beyond the cap. Owner thread only.
+ */
+struct fnp_open_count {
+    uintptr_t caller; /* the caller's fn for an edge; UINTPTR_MAX for the function */
+    uintptr_t fn;     /* 0: a free slot */
+    uint64_t frames;
+};
+struct fnp_open_track {
+    const struct fnp_node **seen;
+    uint32_t cap, top;
+    struct fnp_open_count *slots; /* open addressing, at most half full */
+    size_t mask, count;
+    const struct fnp_node *deep; /* the tree node made last at the depth limit ... */
+    uint64_t deep_level;         /* ... and its depth (cct.c: too_deep) */
+};
+
+/*
  * Per-thread state. It outlives its thread (a dump may read it after the thread ended),
  * so it is mmap'd, never a TLS block. Fields marked "owner" are touched by the owning
  * thread only; "shared" ones are read by a dumping thread.
@@ -99,6 +120,7 @@ struct fnp_thread {
                                     ends releases it for the next new thread (thread.c) */
     struct fnp_table contexts;   /* owner: (parent, fn) -> node or link */
     struct fnp_table classes[4]; /* owner: beyond the node cap (cct.c: capped_child) */
+    struct fnp_open_track open;  /* owner: beyond the node cap (cct.c: open_flags) */
     struct fnp_node *links;      /* shared: every link, newest first (release) */
     struct fnp_arena arena;
     /* shared counters, reported by dump.c */
