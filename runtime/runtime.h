@@ -144,6 +144,7 @@ struct fnp_thread {
      * recording stopped */
     struct fnp_trace_rec *trace_cur, *trace_end;
     struct fnp_trace_chunk *trace_chunks; /* newest first */
+    struct fnp_trace_chunk *trace_spare;  /* owner: a chunk an ended thread left, no calls */
     uint64_t trace_dropped;               /* calls not traced: the event limit was reached */
     char name[16];                        /* the thread's name when it ended (trace.c) */
     struct fnp_mem_thread *mem;           /* owner: PROF_MEMORY's contexts (memory.c) */
@@ -727,8 +728,12 @@ static inline FNP_NOINSTR void fnp_trace_add(struct fnp_thread *t, const struct 
 }
 /* Writes PROF_TRACE (at exit, recording stopped). */
 void fnp_trace_finish(void);
-/* A thread ends: its name is kept for its track. */
-void fnp_trace_thread_ended(struct fnp_thread *t);
+/* A thread ends: its calls move to a track of their own, named, and t is left without a
+ * call for the next thread; 1, or 0 when t must keep them (the trace is being written, or
+ * no memory): then t is its track and is not reused. */
+int fnp_trace_thread_ended(struct fnp_thread *t);
+/* In a forked child: the parent's ended threads are not the child's. */
+void fnp_trace_after_fork(void);
 
 /* ---- memory.c, memory_dump.c: PROF_MEMORY ------------------------------------------- */
 
