@@ -100,8 +100,8 @@ struct fnp_open_track {
     uint32_t cap, top;
     struct fnp_open_count *slots; /* open addressing, at most half full */
     size_t mask, count;
-    const struct fnp_node *deep; /* the tree node made last at the depth limit ... */
-    uint64_t deep_level;         /* ... and its depth (cct.c: too_deep) */
+    const struct fnp_node *deep; /* the tree node made last on a deep stack ... */
+    uint64_t deep_level;         /* ... and its level (cct.c: at_depth_limit) */
 };
 
 /*
