@@ -204,6 +204,13 @@ static void open_add(struct fnp_open_track *o, uintptr_t caller, uintptr_t fn, i
     c->frames += up ? 1 : (uint64_t)-1;
 }
 
+/* The caller of a call of n, as counted: a link beyond the cap is keyed by its caller's
+ * fn, as a fake parent. */
+static uintptr_t open_caller(const struct fnp_node *n)
+{
+    return capped_link(n) ? (uintptr_t)n->parent : n->parent->fn;
+}
+
 /* Counts (up) or takes off the frame of n: its function and the edge into it. */
 static int open_count(struct fnp_open_track *o, const struct fnp_node *n, int up)
 {
@@ -211,10 +218,8 @@ static int open_count(struct fnp_open_track *o, const struct fnp_node *n, int up
         return 0;
     if (up && open_reserve(o, 2))
         return -ENOMEM;
-    /* a link beyond the cap is keyed by its caller's fn, as a fake parent */
-    uintptr_t caller = capped_link(n) ? (uintptr_t)n->parent : n->parent->fn;
     open_add(o, OPEN_ANY, n->fn, up);
-    open_add(o, caller, n->fn, up);
+    open_add(o, open_caller(n), n->fn, up);
     return 0;
 }
 
@@ -249,13 +254,20 @@ static int seen_grow(struct fnp_open_track *o, uint32_t need)
     return 0;
 }
 
-/* Brings the counts to the thread's frames now, and makes room to count one more. */
-static int open_sync(struct fnp_thread *t)
+/* Brings the counts to the thread's frames now, and makes room to count one more. The
+ * frame the last call left where the next call goes (a loop's) is likely the next call's
+ * own: *held, still counted though not open, until that call is known (open_settle). */
+static int open_sync(struct fnp_thread *t, const struct fnp_node **held)
 {
     struct fnp_open_track *o = &t->open;
     uint32_t d = t->depth, j = o->top;
+    *held = NULL;
     if (d >= o->cap && seen_grow(o, d + 1))
         return -ENOMEM;
+    if (j == d + 1) {
+        *held = o->seen[d];
+        j--;
+    }
     while (j > 0 && !still_open(t, o->seen, j - 1, d)) {
         open_count(o, o->seen[j - 1], 0);
         j--;
@@ -273,12 +285,33 @@ static int open_sync(struct fnp_thread *t)
 }
 
 /* FNP_OPEN_FUNC if fn, FNP_OPEN_EDGE if the edge from caller (a function) to fn, is open on
- * the thread's real stack (open_sync first). */
-static unsigned open_flags(const struct fnp_open_track *o, uintptr_t caller, uintptr_t fn)
+ * the thread's real stack (open_sync first; held, counted, is not open). */
+static unsigned open_flags(const struct fnp_open_track *o, const struct fnp_node *held,
+                           uintptr_t caller, uintptr_t fn)
 {
-    if (!o->slots || !open_slot(o, OPEN_ANY, fn)->frames)
+    if (!o->slots)
         return 0;
-    return FNP_OPEN_FUNC | (open_slot(o, caller, fn)->frames ? FNP_OPEN_EDGE : 0);
+    uint64_t func = open_slot(o, OPEN_ANY, fn)->frames, edge = open_slot(o, caller, fn)->frames;
+    if (held && held->fn == fn && !fnp_key_is_ghost(fn)) {
+        func--;
+        edge -= open_caller(held) == caller;
+    }
+    return (func ? FNP_OPEN_FUNC : 0) | (edge ? FNP_OPEN_EDGE : 0);
+}
+
+/* The call of l (NULL: none) is pushed at the depth synced: counted in place of held (or,
+ * without memory, next time). */
+static void open_settle(struct fnp_open_track *o, const struct fnp_node *held,
+                        const struct fnp_node *l)
+{
+    if (held && held == l) {
+        o->top++;
+        return;
+    }
+    if (held)
+        open_count(o, held, 0);
+    if (l && !open_count(o, l, 1))
+        o->seen[o->top++] = l;
 }
 
 /* A tree node (target NULL) or a link (see runtime.h), keyed (parent, fn). */
@@ -316,9 +349,10 @@ static struct fnp_node *new_node(struct fnp_thread *t, struct fnp_node *parent, 
  */
 static struct fnp_node *capped_child(struct fnp_thread *t, struct fnp_node *parent, uintptr_t fn)
 {
-    if (open_sync(t))
+    const struct fnp_node *held;
+    if (open_sync(t, &held))
         return NULL;
-    unsigned flags = open_flags(&t->open, parent->fn, fn);
+    unsigned flags = open_flags(&t->open, held, parent->fn, fn);
     struct fnp_table *tb = &t->classes[flags >> 1];
     /* A code address, never a node's: the dump finds no caller to take time off. */
     struct fnp_node *cls = (struct fnp_node *)parent->fn;
@@ -330,13 +364,13 @@ static struct fnp_node *capped_child(struct fnp_thread *t, struct fnp_node *pare
             n->target = n; /* marks the region below the cap (fnp_cct_child) */
             l = new_node(t, cls, fn, n);
         }
-        if (!l || table_add(tb, l))
-            return NULL;
-        __atomic_store_n(&l->open_flags, FNP_OPEN_GIVEN | flags, __ATOMIC_RELAXED);
+        if (l && table_add(tb, l))
+            l = NULL;
+        if (l)
+            __atomic_store_n(&l->open_flags, FNP_OPEN_GIVEN | flags, __ATOMIC_RELAXED);
     }
-    /* The caller pushes it at depth next: counted now (or, without memory, next time). */
-    if (!open_count(&t->open, l, 1))
-        t->open.seen[t->open.top++] = l;
+    /* the caller pushes l (if any) at the depth synced */
+    open_settle(&t->open, held, l);
     return l;
 }
 
