@@ -455,7 +455,8 @@ FNP_NOINSTR struct fnp_node *fnp_cct_child(struct fnp_thread *t, struct fnp_node
     }
     if (parent->target == parent) {
         /* Below a merged call the path is not the node's: every call is looked up by its
-         * class, and nothing is cached on a node that many paths share. */
+         * class, and nothing is cached on a node that many paths share. (Below a node at
+         * the depth limit too: the same numbers, the same way.) */
         if (!(n = capped_child(t, parent, fn)))
             goto fail;
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
