@@ -71,8 +71,9 @@ IR_CONFIGS = ["base", "floor", "fnprof-off", "fnprof", "fnprof-count", "fnprof-p
 
 class Workload:
     def __init__(self, name, build, full, quick, small, trace, uftrace_extra=(), threads=1,
-                 no_aslr=False, side=None, uftrace_note=""):
+                 no_aslr=False, side=None, uftrace_note="", fnprof_env=None):
         self.name = name
+        self.fnprof_env = fnprof_env or {}  # more variables for fnprof's configurations
         self.no_aslr = no_aslr
         # configurations run at another size than the others, against base at that size
         # ({config: size}); callgrind always runs at "small", fnprof-trace at "trace"
@@ -106,6 +107,11 @@ def workloads():
         Workload("deep", "deep", ["200"], ["2"], ["10"], ["100"],
                  uftrace_extra=["--max-stack=65535"],
                  uftrace_note="records depth <= 65,535 only (its maximum)"),
+        # past the node cap: 20 M calls of a leaf 300 levels below contexts merged beyond
+        # PROF_MAX_NODES=100 (a recursion that never repeats gets there), every call on the
+        # cold path; its cost must not grow with the depth (it scanned the stack)
+        Workload("capped", "capped", ["20000000"], ["200000"], ["1000000"], ["10000000"],
+                 fnprof_env={"PROF_MAX_NODES": "100"}),
         # tiny on 2 threads, 20 M calls each
         Workload("threads", "tiny", ["20000000", "2"], ["200000", "2"], ["1000000", "2"],
                  ["5000000", "2"], threads=2),
@@ -141,7 +147,7 @@ def one_dir(pattern):
 
 def sources(key):
     """(source files, extra compile flags) of a build key; may generate files first."""
-    if key in ("fib", "tiny", "deep"):
+    if key in ("fib", "tiny", "deep", "capped"):
         return [WL / f"{key}.c"], []
     if key == "many":
         gen = BUILD / "many" / "many.c"
@@ -294,7 +300,7 @@ BASE_ENV = clean_env()
 # address of the C string, argv and getenv's strings included, and one miss more or less
 # moves its garbage collector's steps (a 50-byte variable changed the calls by 0.01%).
 RUN_VARS = ["LD_PRELOAD", "PROF_OUTPUT", "PROF_TIMER", "PROF_START", "PROF_TRACE",
-            "PROF_TRACE_EVENTS", "BENCH_MARK", "BENCH_COUNT"]
+            "PROF_TRACE_EVENTS", "PROF_MAX_NODES", "BENCH_MARK", "BENCH_COUNT"]
 ENV_SIZE = 4096
 
 
@@ -429,6 +435,8 @@ class Runner:
             (cwd / "gmon.out").unlink(missing_ok=True)
             size_of = cwd / "gmon.out"
             post = ["gprof", "-b", self.progs[(w.build, "pg")], cwd / "gmon.out"]
+        if config.startswith("fnprof"):
+            env.update(w.fnprof_env)
         if argv is None:
             argv = self.argv(w, variant, size)
         wall, rss, end, rc = spawn(argv, env, cwd=cwd, err=err, fixed_layout=w.no_aslr)
@@ -461,6 +469,8 @@ class Runner:
                     r["trace_events"] = int(t.group(1))
                 elif config == "fnprof-paused" and "no instrumented call was recorded" in line:
                     pass  # expected: paused from start to end
+                elif "PROF_MAX_NODES" in w.fnprof_env and "were merged by caller" in line:
+                    pass  # expected: the workload runs past the node cap
                 elif line.startswith("fnprof:"):
                     self.note(f"{w.name}/{config}: {line.strip()}")
                     if "not traced" in line:
@@ -583,6 +593,7 @@ class Runner:
                         env.update(PROF_TRACE=trace, PROF_TRACE_EVENTS=calls + TRACE_SLACK)
                 if config.startswith("fnprof"):
                     env["LD_PRELOAD"] = self.libfnprof
+                    env.update(w.fnprof_env)
                     hook_object = "/libfnprof.so"
                 elif config.startswith("limit"):
                     env["LD_PRELOAD"] = self.hook_libs[config]
@@ -1037,7 +1048,7 @@ def main():
     side = run.side_runs(ws, rounds, args.quick)
     irs = None
     if not args.no_callgrind:
-        micro = [w for w in ws if w.name in ("fib", "tiny", "many")]
+        micro = [w for w in ws if w.name in ("fib", "tiny", "many", "capped")]
         irs = run.hook_instructions(micro, size if args.quick else "small")
     regions = regions_prog and run.regions(regions_prog, REGION_N[size], rounds)
 

@@ -119,23 +119,199 @@ static struct fnp_node *fold_target(struct fnp_node *parent, uintptr_t fn)
     return NULL;
 }
 
-/* Beyond the node cap: FNP_OPEN_FUNC if fn, FNP_OPEN_EDGE if the edge from the caller to
- * fn, is open on the thread's real stack (not a tree path: merged calls have none). */
-static unsigned open_flags(const struct fnp_thread *t, uintptr_t fn)
+/*
+ * Beyond the node cap: which functions and edges are open on the stack (open_flags), in
+ * constant time a call, amortised. A merged call has no tree path to tell, and scanning the
+ * stack made every call below a merged one cost the stack's depth (a recursion two million
+ * deep that never repeats ran for minutes). So the calls beyond the cap keep counts of the
+ * open functions and edges (struct fnp_open_track), brought up to date lazily: the frames
+ * counted last time that no longer hold the node they held are taken off (they were
+ * popped), and the frames pushed since are added. Each frame is so added and taken off
+ * once, and the hooks' own paths do nothing more.
+ *
+ * A counted frame that still holds its node still has below it what it had, which is what
+ * makes the lazy check sound. A tree node, a link of a folded recursion and the ghost of
+ * one fix by themselves what is open below them (what recursion folding rests on). A link
+ * beyond the cap does not (many stacks share it), but over a merged call only this cold
+ * path pushes it, and counts it when it does: there it is the same push. Over a tree frame
+ * it may have been pushed again from another tree node's hot child, so the tree frame is
+ * checked too. A ghost beyond the cap (paused inside a merged call) tells nothing and is
+ * counted again each time.
+ */
+#define OPEN_ANY UINTPTR_MAX /* the caller of a function's own count */
+#define FIRST_OPEN_SLOTS 256
+#define FIRST_SEEN 1024
+
+/* A link beyond the cap: its target is a merged node, which is its own target. */
+static int capped_link(const struct fnp_node *n)
 {
-    unsigned flags = 0;
-    uint32_t d = t->depth;
-    /* frames[-1] is the sentinel: the root, whose fn 0 no caller has */
-    uintptr_t caller = t->frames[(ptrdiff_t)d - 1].node->fn;
-    for (uint32_t i = 0; i < d; i++) {
-        uintptr_t f = t->frames[i].node->fn;
-        if (f == fn) {
-            flags |= FNP_OPEN_FUNC;
-            if (t->frames[(ptrdiff_t)i - 1].node->fn == caller)
-                flags |= FNP_OPEN_EDGE;
-        }
+    return n->target && n->target != n && n->target->target == n->target;
+}
+
+/* A ghost whose calls go to a merged node (or below the depth limit): no tree path. */
+static int loose_ghost(const struct fnp_node *n)
+{
+    return fnp_key_is_ghost(n->fn) && n->target && n->target->target == n->target;
+}
+
+static size_t open_home(uintptr_t caller, uintptr_t fn, size_t mask)
+{
+    uint64_t h = ((uint64_t)fn * 0x9e3779b97f4a7c15ull) ^ (uint64_t)caller;
+    h *= 0xff51afd7ed558ccdull;
+    return (size_t)(h ^ h >> 29) & mask;
+}
+
+static struct fnp_open_count *open_slot(const struct fnp_open_track *o, uintptr_t caller,
+                                        uintptr_t fn)
+{
+    size_t i = open_home(caller, fn, o->mask);
+    while (o->slots[i].fn && (o->slots[i].fn != fn || o->slots[i].caller != caller))
+        i = (i + 1) & o->mask;
+    return &o->slots[i];
+}
+
+/* Room for more new keys with the table at most half full. */
+static int open_reserve(struct fnp_open_track *o, size_t more)
+{
+    size_t len = o->slots ? o->mask + 1 : FIRST_OPEN_SLOTS / 2;
+    if (o->slots && (o->count + more) * 2 <= len)
+        return 0;
+    do
+        len *= 2;
+    while ((o->count + more) * 2 > len);
+    struct fnp_open_count *slots = fnp_pages(len * sizeof(*slots)), *old = o->slots;
+    if (!slots)
+        return -ENOMEM;
+    size_t old_len = old ? o->mask + 1 : 0;
+    o->slots = slots;
+    o->mask = len - 1;
+    for (size_t i = 0; i < old_len; i++)
+        if (old[i].fn)
+            *open_slot(o, old[i].caller, old[i].fn) = old[i];
+    if (old)
+        munmap(old, old_len * sizeof(*old));
+    return 0;
+}
+
+static void open_add(struct fnp_open_track *o, uintptr_t caller, uintptr_t fn, int up)
+{
+    struct fnp_open_count *c = open_slot(o, caller, fn);
+    if (!c->fn) {
+        c->caller = caller;
+        c->fn = fn;
+        o->count++;
     }
-    return flags;
+    c->frames += up ? 1 : (uint64_t)-1;
+}
+
+/* The caller of a call of n, as counted: a link beyond the cap is keyed by its caller's
+ * fn, as a fake parent. */
+static uintptr_t open_caller(const struct fnp_node *n)
+{
+    return capped_link(n) ? (uintptr_t)n->parent : n->parent->fn;
+}
+
+/* Counts (up) or takes off the frame of n: its function and the edge into it. */
+static int open_count(struct fnp_open_track *o, const struct fnp_node *n, int up)
+{
+    if (fnp_key_is_ghost(n->fn))
+        return 0;
+    if (up && open_reserve(o, 2))
+        return -ENOMEM;
+    open_add(o, OPEN_ANY, n->fn, up);
+    open_add(o, open_caller(n), n->fn, up);
+    return 0;
+}
+
+/* seen[j], counted, is still what frame j holds, over the frames it had below it. */
+static int still_open(const struct fnp_thread *t, const struct fnp_node *const *seen, uint32_t j,
+                      uint32_t depth)
+{
+    const struct fnp_node *n = seen[j];
+    if (j >= depth || t->frames[j].node != n || loose_ghost(n))
+        return 0;
+    if (!capped_link(n) || j == 0 || capped_link(seen[j - 1]) || loose_ghost(seen[j - 1]))
+        return 1;
+    return t->frames[j - 1].node == seen[j - 1];
+}
+
+static int seen_grow(struct fnp_open_track *o, uint32_t need)
+{
+    size_t cap = o->cap ? o->cap : FIRST_SEEN;
+    while (cap < need)
+        cap *= 2;
+    if (cap > UINT32_MAX)
+        return -ENOMEM;
+    const struct fnp_node **seen = fnp_pages(cap * sizeof(*seen));
+    if (!seen)
+        return -ENOMEM;
+    if (o->seen) {
+        memcpy(seen, o->seen, o->top * sizeof(*seen));
+        munmap(o->seen, o->cap * sizeof(*seen));
+    }
+    o->seen = seen;
+    o->cap = (uint32_t)cap;
+    return 0;
+}
+
+/* Brings the counts to the thread's frames now, and makes room to count one more. The
+ * frame the last call left where the next call goes (a loop's) is likely the next call's
+ * own: *held, still counted though not open, until that call is known (open_settle). */
+static int open_sync(struct fnp_thread *t, const struct fnp_node **held)
+{
+    struct fnp_open_track *o = &t->open;
+    uint32_t d = t->depth, j = o->top;
+    *held = NULL;
+    if (d >= o->cap && seen_grow(o, d + 1))
+        return -ENOMEM;
+    if (j == d + 1) {
+        *held = o->seen[d];
+        j--;
+    }
+    while (j > 0 && !still_open(t, o->seen, j - 1, d)) {
+        open_count(o, o->seen[j - 1], 0);
+        j--;
+    }
+    for (; j < d; j++) {
+        const struct fnp_node *n = t->frames[j].node;
+        if (open_count(o, n, 1)) {
+            o->top = j;
+            return -ENOMEM;
+        }
+        o->seen[j] = n;
+    }
+    o->top = d;
+    return 0;
+}
+
+/* FNP_OPEN_FUNC if fn, FNP_OPEN_EDGE if the edge from caller (a function) to fn, is open on
+ * the thread's real stack (open_sync first; held, counted, is not open). */
+static unsigned open_flags(const struct fnp_open_track *o, const struct fnp_node *held,
+                           uintptr_t caller, uintptr_t fn)
+{
+    if (!o->slots)
+        return 0;
+    uint64_t func = open_slot(o, OPEN_ANY, fn)->frames, edge = open_slot(o, caller, fn)->frames;
+    if (held && held->fn == fn && !fnp_key_is_ghost(fn)) {
+        func--;
+        edge -= open_caller(held) == caller;
+    }
+    return (func ? FNP_OPEN_FUNC : 0) | (edge ? FNP_OPEN_EDGE : 0);
+}
+
+/* The call of l (NULL: none) is pushed at the depth synced: counted in place of held (or,
+ * without memory, next time). */
+static void open_settle(struct fnp_open_track *o, const struct fnp_node *held,
+                        const struct fnp_node *l)
+{
+    if (held && held == l) {
+        o->top++;
+        return;
+    }
+    if (held)
+        open_count(o, held, 0);
+    if (l && !open_count(o, l, 1))
+        o->seen[o->top++] = l;
 }
 
 /* A tree node (target NULL) or a link (see runtime.h), keyed (parent, fn). */
@@ -173,23 +349,58 @@ static struct fnp_node *new_node(struct fnp_thread *t, struct fnp_node *parent, 
  */
 static struct fnp_node *capped_child(struct fnp_thread *t, struct fnp_node *parent, uintptr_t fn)
 {
-    unsigned flags = open_flags(t, fn);
+    const struct fnp_node *held;
+    if (open_sync(t, &held))
+        return NULL;
+    unsigned flags = open_flags(&t->open, held, parent->fn, fn);
     struct fnp_table *tb = &t->classes[flags >> 1];
     /* A code address, never a node's: the dump finds no caller to take time off. */
     struct fnp_node *cls = (struct fnp_node *)parent->fn;
     __atomic_store_n(&t->merged, t->merged + 1, __ATOMIC_RELAXED);
     struct fnp_node *l = table_find(tb, cls, fn);
-    if (l)
-        return l;
-    struct fnp_node *n = new_node(t, parent, fn, NULL);
-    if (n) {
-        n->target = n; /* marks the region below the cap (fnp_cct_child) */
-        l = new_node(t, cls, fn, n);
+    if (!l) {
+        struct fnp_node *n = new_node(t, parent, fn, NULL);
+        if (n) {
+            n->target = n; /* marks the region below the cap (fnp_cct_child) */
+            l = new_node(t, cls, fn, n);
+        }
+        if (l && table_add(tb, l))
+            l = NULL;
+        if (l)
+            __atomic_store_n(&l->open_flags, FNP_OPEN_GIVEN | flags, __ATOMIC_RELAXED);
     }
-    if (!l || table_add(tb, l))
-        return NULL;
-    __atomic_store_n(&l->open_flags, FNP_OPEN_GIVEN | flags, __ATOMIC_RELAXED);
+    /* the caller pushes l (if any) at the depth synced */
+    open_settle(&t->open, held, l);
     return l;
+}
+
+/* The most levels a tree path holds: PROF_MAX_NODES / 64 (16,384 by default). A new
+ * context deeper is merged like one beyond the cap, so that a recursion that never
+ * repeats costs the tree a path of this length, not a node a level. */
+static uint64_t max_levels(void)
+{
+    uint64_t m = fnp_max_nodes() / 64;
+    return m < 64 ? 64 : m;
+}
+
+/* n, just made, is at the last level a tree path holds: the calls it makes are merged. A
+ * tree path is never longer than the stack that reached it, so the path is measured only
+ * on a deep stack, and then from the node made last at that depth when n is its child. */
+static int at_depth_limit(struct fnp_thread *t, const struct fnp_node *n)
+{
+    uint64_t limit = max_levels(), level = 0;
+    if ((uint64_t)t->depth + 1 < limit)
+        return 0;
+    for (const struct fnp_node *p = n; p != &t->root && level < limit; p = p->parent) {
+        if (p == t->open.deep) {
+            level += t->open.deep_level;
+            break;
+        }
+        level++;
+    }
+    t->open.deep = n;
+    t->open.deep_level = level;
+    return level >= limit;
 }
 
 /* A placeholder keyed fn under parent: a ghost (a call or region entered while paused, see
@@ -244,7 +455,8 @@ FNP_NOINSTR struct fnp_node *fnp_cct_child(struct fnp_thread *t, struct fnp_node
     }
     if (parent->target == parent) {
         /* Below a merged call the path is not the node's: every call is looked up by its
-         * class, and nothing is cached on a node that many paths share. */
+         * class, and nothing is cached on a node that many paths share. (Below a node at
+         * the depth limit too: the same numbers, the same way.) */
         if (!(n = capped_child(t, parent, fn)))
             goto fail;
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -265,6 +477,8 @@ FNP_NOINSTR struct fnp_node *fnp_cct_child(struct fnp_thread *t, struct fnp_node
         n = new_node(t, parent, fn, NULL);
         if (!n || table_add(&t->contexts, n))
             goto fail;
+        if (at_depth_limit(t, n))
+            n->target = n; /* its callees are merged, as below the cap */
     }
 found:
     from->hot = n;

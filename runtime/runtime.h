@@ -84,6 +84,27 @@ struct fnp_arena {
 };
 
 /*
+ * Beyond the node cap, what is open on a thread's stack (cct.c: open_flags): how many
+ * counted frames run each function, and each edge (caller's fn, fn). Kept by the cold
+ * path alone, and only when a call beyond the cap asks: the frames counted are
+ * seen[0 .. top), each the node its frame held then; a frame that no longer holds it was
+ * popped, and is taken off at the next call beyond the cap. Owner thread only.
+ */
+struct fnp_open_count {
+    uintptr_t caller; /* the caller's fn for an edge; UINTPTR_MAX for the function */
+    uintptr_t fn;     /* 0: a free slot */
+    uint64_t frames;
+};
+struct fnp_open_track {
+    const struct fnp_node **seen;
+    uint32_t cap, top;
+    struct fnp_open_count *slots; /* open addressing, at most half full */
+    size_t mask, count;
+    const struct fnp_node *deep; /* the tree node made last on a deep stack ... */
+    uint64_t deep_level;         /* ... and its level (cct.c: at_depth_limit) */
+};
+
+/*
  * Per-thread state. It outlives its thread (a dump may read it after the thread ended),
  * so it is mmap'd, never a TLS block. Fields marked "owner" are touched by the owning
  * thread only; "shared" ones are read by a dumping thread.
@@ -99,6 +120,7 @@ struct fnp_thread {
                                     ends releases it for the next new thread (thread.c) */
     struct fnp_table contexts;   /* owner: (parent, fn) -> node or link */
     struct fnp_table classes[4]; /* owner: beyond the node cap (cct.c: capped_child) */
+    struct fnp_open_track open;  /* owner: beyond the node cap (cct.c: open_flags) */
     struct fnp_node *links;      /* shared: every link, newest first (release) */
     struct fnp_arena arena;
     /* shared counters, reported by dump.c */
@@ -122,6 +144,7 @@ struct fnp_thread {
      * recording stopped */
     struct fnp_trace_rec *trace_cur, *trace_end;
     struct fnp_trace_chunk *trace_chunks; /* newest first */
+    struct fnp_trace_chunk *trace_spare;  /* owner: a chunk an ended thread left, no calls */
     uint64_t trace_dropped;               /* calls not traced: the event limit was reached */
     char name[16];                        /* the thread's name when it ended (trace.c) */
     struct fnp_mem_thread *mem;           /* owner: PROF_MEMORY's contexts (memory.c) */
@@ -725,8 +748,12 @@ static inline FNP_NOINSTR void fnp_trace_add(struct fnp_thread *t, const struct 
 }
 /* Writes PROF_TRACE (at exit, recording stopped). */
 void fnp_trace_finish(void);
-/* A thread ends: its name is kept for its track. */
-void fnp_trace_thread_ended(struct fnp_thread *t);
+/* A thread ends: its calls move to a track of their own, named, and t is left without a
+ * call for the next thread; 1, or 0 when t must keep them (the trace is being written, or
+ * no memory): then t is its track and is not reused. */
+int fnp_trace_thread_ended(struct fnp_thread *t);
+/* In a forked child: the parent's ended threads are not the child's. */
+void fnp_trace_after_fork(void);
 
 /* ---- memory.c, memory_dump.c: PROF_MEMORY ------------------------------------------- */
 

@@ -36,9 +36,8 @@ static FNP_NOINSTR void thread_ended(void *arg)
 {
     struct fnp_thread *t = arg;
     fnp_cct_unwind(t, UINTPTR_MAX, fnp_clock_now());
-    if (fnp_tracing) {
-        /* A trace draws each thread on a track of its own: the state is not reused. */
-        fnp_trace_thread_ended(t);
+    if (fnp_tracing && !fnp_trace_thread_ended(t)) {
+        /* Its calls stay on its state, which is then its track in the trace: not reused. */
         fnp_tls = NULL;
         return;
     }
@@ -129,6 +128,8 @@ FNP_NOINSTR void fnp_thread_after_fork(uint64_t now)
     __atomic_store_n(&thread_list, NULL, __ATOMIC_RELEASE);
     __atomic_store_n(&threads_started, 0, __ATOMIC_RELAXED);
     fnp_tls = NULL;
+    if (fnp_tracing)
+        fnp_trace_after_fork();
     if (!old || old->depth == 0)
         return;
     struct fnp_thread *t = fnp_thread_attach();

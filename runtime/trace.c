@@ -8,14 +8,19 @@
  * counted as dropped, which the file and stderr say. The pstats numbers do not
  * depend on any of this.
  *
- * A thread's state is not handed to a later thread while tracing (thread.c), so that each
- * state's calls are one thread's track.
+ * A thread that ends hands its state to the next new thread (thread.c), as without a
+ * trace: its calls are first copied off the state into a record of its own (its track's
+ * id and name), packed in a store shared by all threads. So short threads by the hundred
+ * thousand cost the calls they keep, 24 bytes each, and a record each only while there
+ * are calls to keep (or, without calls, as many records as PROF_TRACE_EVENTS allows).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -29,8 +34,29 @@
 struct fnp_trace_chunk {
     struct fnp_trace_chunk *next;
     size_t n; /* records in use; for the newest chunk, trace_cur tells */
+    size_t cap;
     struct fnp_trace_rec recs[];
 };
+
+/* The calls of a thread that ended, in the order they ended. */
+struct ended_track {
+    struct ended_track *next; /* newest first, published with release */
+    int tid;
+    char name[16];
+    size_t n;
+    struct fnp_trace_rec recs[];
+};
+
+/* Ended threads' tracks: the list, the store they are packed in, how many hold no call.
+ * Written under store_lock by ending threads; read by fnp_trace_finish once it closed the
+ * trace to them (closed, then no thread still retiring). */
+static struct ended_track *ended;
+static struct fnp_arena store;
+static uint64_t ended_empty;
+static int store_lock;
+static int closed;
+static unsigned retiring;
+static __thread int retiring_here __attribute__((tls_model("initial-exec")));
 
 int fnp_tracing;
 static uint64_t budget; /* events that may still be kept */
@@ -47,6 +73,29 @@ int fnp_trace_init(void)
     budget = limit;
     fnp_tracing = 1;
     return 0;
+}
+
+static size_t chunk_bytes(size_t cap)
+{
+    return sizeof(struct fnp_trace_chunk) + cap * sizeof(struct fnp_trace_rec);
+}
+
+/* A chunk for take calls: the one an earlier thread left on this state when it is big
+ * enough, else a new mapping. */
+static struct fnp_trace_chunk *new_chunk(struct fnp_thread *t, size_t take)
+{
+    struct fnp_trace_chunk *c = t->trace_spare;
+    t->trace_spare = NULL;
+    if (c && c->cap >= take) {
+        c->next = NULL;
+        c->n = 0;
+        return c;
+    }
+    if (c)
+        munmap(c, chunk_bytes(c->cap));
+    if ((c = fnp_pages(chunk_bytes(take))) != NULL)
+        c->cap = take;
+    return c;
 }
 
 FNP_NOINSTR void fnp_trace_add_cold(struct fnp_thread *t, const struct fnp_node *n, uint64_t t0,
@@ -66,8 +115,7 @@ FNP_NOINSTR void fnp_trace_add_cold(struct fnp_thread *t, const struct fnp_node 
         take = take < left ? take : left;
     } while (take && !__atomic_compare_exchange_n(&budget, &left, left - take, 1, __ATOMIC_RELAXED,
                                                   __ATOMIC_RELAXED));
-    struct fnp_trace_chunk *c =
-        take ? fnp_pages(sizeof(*c) + take * sizeof(struct fnp_trace_rec)) : NULL;
+    struct fnp_trace_chunk *c = take ? new_chunk(t, take) : NULL;
     if (!c) {
         if (take) /* no memory: the events go back for other threads */
             __atomic_add_fetch(&budget, take, __ATOMIC_RELAXED);
@@ -83,7 +131,74 @@ FNP_NOINSTR void fnp_trace_add_cold(struct fnp_thread *t, const struct fnp_node 
     fnp_trace_add(t, n, t0, t1);
 }
 
-void fnp_trace_thread_ended(struct fnp_thread *t)
+static void lock_store(void)
+{
+    while (__atomic_exchange_n(&store_lock, 1, __ATOMIC_ACQUIRE))
+        sched_yield();
+}
+
+static void unlock_store(void)
+{
+    __atomic_store_n(&store_lock, 0, __ATOMIC_RELEASE);
+}
+
+static size_t chunk_used(const struct fnp_thread *t, const struct fnp_trace_chunk *c)
+{
+    return c == t->trace_chunks ? (size_t)(t->trace_cur - c->recs) : c->n;
+}
+
+/* Moves t's calls into a track of their own, and leaves t without a call, its newest
+ * chunk kept for the next thread. 0, or -ENOMEM (t keeps its calls). */
+static int retire(struct fnp_thread *t)
+{
+    size_t n = 0, k = 0;
+    for (const struct fnp_trace_chunk *c = t->trace_chunks; c; c = c->next)
+        n += chunk_used(t, c);
+    if (n || __atomic_load_n(&ended_empty, __ATOMIC_RELAXED) < limit) {
+        lock_store();
+        struct ended_track *e =
+            fnp_arena_alloc(&store, sizeof(*e) + n * sizeof(struct fnp_trace_rec));
+        if (!e) {
+            unlock_store();
+            return -ENOMEM;
+        }
+        /* oldest chunk first: the calls in the order they ended */
+        size_t nchunks = 0;
+        for (const struct fnp_trace_chunk *c = t->trace_chunks; c; c = c->next)
+            nchunks++;
+        for (size_t skip = nchunks; skip-- > 0;) {
+            const struct fnp_trace_chunk *c = t->trace_chunks;
+            for (size_t j = 0; j < skip; j++)
+                c = c->next;
+            memcpy(e->recs + k, c->recs, chunk_used(t, c) * sizeof(*e->recs));
+            k += chunk_used(t, c);
+        }
+        e->tid = t->tid;
+        memcpy(e->name, t->name, sizeof(e->name));
+        e->n = n;
+        e->next = ended;
+        __atomic_store_n(&ended, e, __ATOMIC_RELEASE);
+        if (!n)
+            ended_empty++;
+        unlock_store();
+    }
+    struct fnp_trace_chunk *c = t->trace_chunks;
+    __atomic_store_n(&t->trace_chunks, NULL, __ATOMIC_RELEASE);
+    t->trace_cur = t->trace_end = NULL;
+    t->name[0] = 0;
+    if (c) {
+        for (struct fnp_trace_chunk *o = c->next, *next; o; o = next) {
+            next = o->next;
+            munmap(o, chunk_bytes(o->cap));
+        }
+        if (t->trace_spare)
+            munmap(t->trace_spare, chunk_bytes(t->trace_spare->cap));
+        t->trace_spare = c;
+    }
+    return 0;
+}
+
+int fnp_trace_thread_ended(struct fnp_thread *t)
 {
     prctl(PR_GET_NAME, t->name, 0, 0, 0);
     /* The rest of its chunk goes back for the threads still running. */
@@ -91,6 +206,35 @@ void fnp_trace_thread_ended(struct fnp_thread *t)
         __atomic_add_fetch(&budget, (uint64_t)(t->trace_end - t->trace_cur), __ATOMIC_RELAXED);
         t->trace_end = t->trace_cur;
     }
+    /* Not once the trace is being written (fnp_trace_finish waits for those under way). */
+    int ok = 0;
+    retiring_here = 1;
+    __atomic_add_fetch(&retiring, 1, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&closed, __ATOMIC_SEQ_CST))
+        ok = retire(t) == 0;
+    __atomic_sub_fetch(&retiring, 1, __ATOMIC_SEQ_CST);
+    retiring_here = 0;
+    return ok;
+}
+
+void fnp_trace_after_fork(void)
+{
+    /* The parent's threads are not the child's (thread.c forgets their states too). */
+    ended = NULL;
+    ended_empty = 0;
+    store = (struct fnp_arena){0};
+    store_lock = 0;
+    retiring = 0;
+    retiring_here = 0;
+}
+
+/* No thread moves its calls after this; one under way finishes first (but this thread's
+ * own, should a signal have brought it here in the middle of one). */
+static void close_to_ended(void)
+{
+    __atomic_store_n(&closed, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&retiring, __ATOMIC_SEQ_CST) > (unsigned)retiring_here)
+        sched_yield();
 }
 
 /* The name of a thread still alive, from /proc. */
@@ -183,6 +327,10 @@ static int collect(struct fnp_trace_event **out, size_t *nout, const struct fnp_
                    uint64_t *dropped, uint64_t now)
 {
     size_t n = 0, nt = 0;
+    for (const struct ended_track *e = __atomic_load_n(&ended, __ATOMIC_ACQUIRE); e; e = e->next) {
+        nt++;
+        n += e->n;
+    }
     for (struct fnp_thread *t = fnp_thread_list(); t; t = t->next) {
         nt++;
         n += __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
@@ -204,7 +352,12 @@ static int collect(struct fnp_trace_event **out, size_t *nout, const struct fnp_
     }
     size_t k = 0, track = 0;
     *dropped = 0;
-    for (struct fnp_thread *t = fnp_thread_list(); t; t = t->next, track++) {
+    for (struct fnp_thread *t = fnp_thread_list(); t; t = t->next) {
+        if (!__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE)) {
+            /* its threads' calls are on ended tracks (retire), its drops still here */
+            *dropped += __atomic_load_n(&t->trace_dropped, __ATOMIC_RELAXED);
+            continue;
+        }
         /* Oldest chunk first and, after them, open calls innermost first: calls in the
          * order they ended, which the writer uses to order calls of equal times. */
         size_t nchunks = 0;
@@ -237,6 +390,17 @@ static int collect(struct fnp_trace_event **out, size_t *nout, const struct fnp_
         else
             live_name(t->tid, nm[track], sizeof(nm[track]));
         tr[track] = (struct fnp_trace_track){t->tid, nm[track][0] ? nm[track] : NULL};
+        track++;
+    }
+    for (const struct ended_track *e = __atomic_load_n(&ended, __ATOMIC_ACQUIRE); e;
+         e = e->next, track++) {
+        for (size_t i = 0; i < e->n && k < n; i++, k++) {
+            ev[k] = (struct fnp_trace_event){since(e->recs[i].t0), since(e->recs[i].t1), 0,
+                                             (uint32_t)track};
+            nd[k] = e->recs[i].node;
+        }
+        memcpy(nm[track], e->name, sizeof(nm[track]));
+        tr[track] = (struct fnp_trace_track){e->tid, nm[track][0] ? nm[track] : NULL};
     }
     ptrdiff_t kept = bound(ev, nd, open, k, dropped);
     free(open);
@@ -294,6 +458,7 @@ void fnp_trace_finish(void)
 {
     if (!fnp_tracing)
         return;
+    close_to_ended();
     uint64_t now = fnp_clock_now();
     struct fnp_trace_event *ev = NULL;
     const struct fnp_node **nd = NULL;

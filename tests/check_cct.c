@@ -589,6 +589,113 @@ START_TEST(node_cap_keeps_counts_exact)
 }
 END_TEST
 
+/* A longjmp to the frame of depth keep: the frames above it end now, their exits never
+ * come (fnp_cct_unwind, by the stack pointers enter() gives). */
+static void both_unwind(int keep)
+{
+    while (rdepth > keep) {
+        int f = rstack[--rdepth].fn;
+        int64_t tt = (int64_t)(clk - rstack[rdepth].t0), it = tt - (int64_t)rstack[rdepth].sub;
+        ref_stop(&rf[f], tt, it);
+        ref_stop(&re[rdepth ? rstack[rdepth - 1].fn + 1 : 0][f], tt, it);
+        if (rdepth)
+            rstack[rdepth - 1].sub += (uint64_t)tt;
+    }
+    fnp_cct_unwind(T, ((uintptr_t)1 << 40) - 64 * (uintptr_t)keep + 32, clk);
+    ck_assert_uint_eq(T->depth, (uint32_t)keep);
+}
+
+/* random_calls, and now and then a longjmp down the stack. */
+static void random_calls_jumping(int depth, int budget)
+{
+    int f = rdepth && rnd(3) ? rstack[rnd((unsigned)rdepth)].fn : (int)rnd(NFN);
+    both_enter(f);
+    clk += rnd(4);
+    int base = rdepth;
+    for (int k = rnd(depth < 12 ? 4 : 2); k > 0 && depth < budget; k--) {
+        random_calls_jumping(depth + 1, budget);
+        clk += rnd(3);
+        if (rdepth < base)
+            return; /* jumped over this call too */
+    }
+    if (!rnd(40))
+        both_unwind(rnd((unsigned)rdepth));
+    else
+        both_leave();
+}
+
+/* fn 0 and 1 by the Thue-Morse word, levels deep: no block repeats, nothing folds. */
+static void chain(int level, int levels, int budget)
+{
+    both_enter(level > 1 && __builtin_popcount((unsigned)level - 1) % 2 ? 1 : 0);
+    clk++;
+    if (level < levels)
+        chain(level + 1, levels, budget);
+    else
+        for (int i = 0; i < 50; i++)
+            random_calls_jumping(level, budget);
+    if (rdepth >= level)
+        both_leave();
+}
+
+START_TEST(calls_beyond_the_cap_count_what_is_open_exactly)
+{
+    /* The open functions and edges beyond the cap are counted lazily (cct.c: open_sync):
+     * frames popped by exits and by longjmps, pushed again from hot children, all in
+     * paths deeper than a path holds (PROF_MAX_NODES / 64, at least 64). */
+    static const int caps[] = {4096, 200, 20};
+    fnp_config.max_nodes = caps[_i];
+    rng += (uint64_t)_i * 104729;
+    both_enter(5);
+    for (int i = 0; i < 20; i++) {
+        chain(1, 150, 190);
+        random_calls_jumping(rdepth, 40);
+        if (rdepth == 0)
+            both_enter(5);
+    }
+    while (rdepth)
+        both_leave();
+    ck_assert_uint_gt(T->merged, 0);
+    ck_assert_uint_le(fnp_nodes_total, caps[_i] + 4 * (NFN + 1) * NFN * 2);
+    check_against_oracle(1);
+    fnp_config.max_nodes = 0;
+}
+END_TEST
+
+START_TEST(a_link_beyond_the_cap_pushed_from_another_path_sees_that_path)
+{
+    /* p under x and p under y both call c past the cap: one link (same caller function,
+     * callee, flags), each p's hot child. Pushed from p under x after being counted from p
+     * under y, the frames below it are x's: x must be found open by c's callee. */
+    enum { X, Y, P, C, H, M };
+    fnp_config.max_nodes = 6;
+    both_enter(M);
+    for (int via = X; via <= Y; via++) {
+        both_enter(via);
+        both_enter(P);
+        both_leave();
+        both_leave();
+    }
+    both_enter(H); /* the sixth node: the cap */
+    both_leave();
+    for (int round = 0; round < 2; round++)
+        for (int via = X; via <= Y; via++) {
+            both_enter(via);
+            both_enter(P);
+            both_enter(C);
+            both_enter(X); /* open above when via is X */
+            both_leave();
+            both_leave();
+            both_leave();
+            both_leave();
+        }
+    both_leave();
+    ck_assert_uint_gt(T->merged, 0);
+    check_against_oracle(1);
+    fnp_config.max_nodes = 0;
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cct");
@@ -609,6 +716,8 @@ int main(void)
     tcase_add_test(tc, periodic_recursion_takes_a_few_nodes);
     tcase_add_test(tc, node_cap_keeps_counts_exact);
     tcase_add_loop_test(tc, node_cap_keeps_comb_counts_exact, 0, 3);
+    tcase_add_loop_test(tc, calls_beyond_the_cap_count_what_is_open_exactly, 0, 3);
+    tcase_add_test(tc, a_link_beyond_the_cap_pushed_from_another_path_sees_that_path);
     suite_add_tcase(s, tc);
     return fnp_check_run(s);
 }

@@ -65,6 +65,14 @@ set_tests_properties(e2e.robust.threads_many.gcc-O2.link
 fnp_robust_case(deep.gcc-O2.link deep gcc -O2 link)
 fnp_robust_case(deep.clang-O0.preload deep clang -O0 preload)
 
+# Recursions that never repeat, past the node cap and the depth a tree path holds: every
+# call in constant time (each run must end within 60 s; it took minutes), exact counts,
+# bounded memory. PROF_TRACE with 40,000 short detached threads: states reused, bounded.
+fnp_robust_case(deep_chain.gcc-O2.link deep_chain gcc -O2 link)
+fnp_robust_case(deep_chain.clang-O0.preload deep_chain clang -O0 preload)
+fnp_robust_case(trace_churn.gcc-O2.link trace_churn gcc -O2 link)
+fnp_robust_case(trace_churn.clang-O2.preload trace_churn clang -O2 preload)
+
 # Issue 13's controls (progs/controls_*.c call fnprof.h, so they link with fnprof: no
 # preload mode): pause and resume, the step schedule, fnprof_reset, dumps on a signal, the
 # trace, metadata. gcc -O0 too for the pauses, whose cold paths differ most with inlining.
@@ -108,7 +116,7 @@ foreach(san tsan asan)
                      --sources ${fnp_robust_sources} --workdir ${objs})
     set_tests_properties(e2e.robust.runtime.${san} PROPERTIES LABELS "e2e;robust;sanitize"
                          FIXTURES_SETUP fnp_robust_${san} SKIP_RETURN_CODE 77 TIMEOUT 120)
-    foreach(case threads threads_many threads_exit fork exec longjmp except)
+    foreach(case threads threads_many threads_exit fork exec longjmp except trace_churn)
         set(cc gcc)
         if(case STREQUAL "except")
             set(cc g++)
