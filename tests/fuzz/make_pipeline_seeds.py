@@ -8,6 +8,12 @@ undefined behaviour; the fuzz test replays them on every run, under UBSan.
   calls-past-2-64.pstats    a pstats dict without a tree whose edges call more often than
                           their caller was called: the rebuilt tree's estimate of calls
                           is past 2^64 (profile/tree.c, add_node: double to u64 overflow)
+
+The other files there are inputs fuzz_pipeline found, kept as they were:
+
+  flamegraph-past-2-64.raw  a raw snapshot whose flame graph has frames wider than 2^64
+                            hundredths of a pixel (views/flamegraph.c put_fixed, fit:
+                            double to u64 and long overflow)
 """
 import marshal
 import os
