@@ -162,7 +162,10 @@ function(fnp_clang_checks_finish)
             BUILD_COMMAND ${build}
             BUILD_ALWAYS ON
             INSTALL_COMMAND ""
+            # Its output goes to clang-checks-ep/src/fnp_clang_build-stamp/*.log, shown when
+            # a step fails: the linker's notes on the sanitizer runtime's tmpnam stay there.
             LOG_CONFIGURE ON
+            LOG_BUILD ON
             LOG_OUTPUT_ON_FAILURE ON)
         # Every unit test of the clang build, under ASan and UBSan: any report fails it.
         # One ctest of two jobs, accounted as two processors: the pstats reader's and the
