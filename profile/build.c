@@ -60,11 +60,13 @@ void fnp_raw_add_link(struct fnp_raw_node *nodes, uint32_t target, uint32_t pare
         return;
     }
     /* The target's tree parent did not make these calls: its children's ticks overstate
-     * what it spent in them. */
+     * what it spent in them. Back ticks wrap, as the model's tick sums do (model.c
+     * wrap_add): a raw snapshot has no checksum and may hold any numbers, and a signed
+     * overflow would be undefined behaviour. */
     if (to->parent != FNP_NO_PARENT)
-        nodes[to->parent].back -= (int64_t)ticks;
+        nodes[to->parent].back = (int64_t)((uint64_t)nodes[to->parent].back - ticks);
     if (parent != FNP_NO_PARENT)
-        nodes[parent].back += (int64_t)ticks;
+        nodes[parent].back = (int64_t)((uint64_t)nodes[parent].back + ticks);
 }
 
 void fnp_raw_wrote_line(char *buf, size_t len, const struct fnp_raw *r, const char *path,

@@ -29,17 +29,36 @@ struct fnp_filter {
     int has[3];
 };
 
+/* Messages quote tokens and paths, which may hold a newline (a token may end in "\\\n"),
+ * a carriage return or an escape sequence: each becomes '?', so that a message stays the
+ * one line `fnprof: ...` it is printed in and drives no terminal. */
+static void one_line(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+}
+
 static void fail(char *err, size_t errlen, const char *origin, unsigned line, const char *fmt, ...)
 {
     if (!errlen)
         return;
     int k = snprintf(err, errlen, "%s:%u: ", origin, line);
-    if (k < 0 || (size_t)k >= errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
-    va_end(ap);
+    if (k >= 0 && (size_t)k < errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
+        va_end(ap);
+    }
+    one_line(err);
+}
+
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
 }
 
 static int add_rule(struct fnp_filter *f, enum kind kind, int exclude, const char *pattern)
@@ -61,8 +80,10 @@ static int add_rule(struct fnp_filter *f, enum kind kind, int exclude, const cha
  * The next whitespace-separated token of text[*pos, len), copied NUL-terminated to *out
  * (which advances). '#' outside a token's escape starts a comment to the end of the line;
  * a backslash keeps the next character in the token (fnmatch then reads it as that
- * character: "\ " is a space, "\#" a hash). *line counts newlines crossed. Returns 0 at the
- * end of the text, 1 for a token, -1 for a NUL byte.
+ * character: "\ " is a space, "\#" a hash). "\xHH" (two hex digits) is the byte HH, taken
+ * literally: how suggest-filter writes a name's control characters and invalid UTF-8 on
+ * one line. *line counts newlines crossed. Returns 0 at the end of the text, 1 for a
+ * token, -1 for a NUL byte, -2 for "\x00" (a name holds none).
  */
 static int next_token(const char *text, size_t len, size_t *pos, unsigned *line, char **out,
                       const char **tok)
@@ -92,6 +113,17 @@ static int next_token(const char *text, size_t len, size_t *pos, unsigned *line,
                         text[i] == '\f' || text[i] == '\v' || text[i] == '#')) {
         if (text[i] == 0)
             return -1;
+        if (text[i] == '\\' && i + 3 < len && text[i + 1] == 'x' && hex_digit(text[i + 2]) >= 0 &&
+            hex_digit(text[i + 3]) >= 0) {
+            int byte = hex_digit(text[i + 2]) * 16 + hex_digit(text[i + 3]);
+            if (byte == 0)
+                return -2;
+            /* quoted for fnmatch, like any escaped character (4 bytes in, 2 out) */
+            *o++ = '\\';
+            *o++ = (char)byte;
+            i += 4;
+            continue;
+        }
         if (text[i] == '\\' && i + 1 < len && text[i + 1] != 0) {
             if (text[i + 1] == '\n')
                 ++*line;
@@ -132,7 +164,8 @@ struct fnp_filter *fnp_filter_parse(const char *text, size_t len, const char *or
         const char *tok = NULL;
         int r = next_token(text, len, &pos, &line, &out, &tok);
         if (r < 0) {
-            fail(err, errlen, origin, line, "a NUL byte: not a text file");
+            fail(err, errlen, origin, line,
+                 r == -1 ? "a NUL byte: not a text file" : "\\x00: a name holds no NUL byte");
             goto bad;
         }
         int is_keyword =
@@ -219,6 +252,7 @@ struct fnp_filter *fnp_filter_load(const char *path, char *err, size_t errlen)
     FILE *in = fopen(path, "rb");
     if (!in) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        one_line(err);
         return NULL;
     }
     char *text = malloc(MAX_FILE + 1);
@@ -231,12 +265,46 @@ struct fnp_filter *fnp_filter_load(const char *path, char *err, size_t errlen)
                  !text            ? "out of memory"
                  : len > MAX_FILE ? "larger than 16 MB"
                                   : strerror(e));
+        one_line(err);
         free(text);
         return NULL;
     }
     struct fnp_filter *f = fnp_filter_parse(text, len, path, err, errlen);
     free(text);
     return f;
+}
+
+char *fnp_filter_pattern(const char *name)
+{
+    char *out = malloc(4 * strlen(name) + 1), *o = out;
+    if (!out)
+        return NULL;
+    /* A function named like a keyword ("INCLUDE") would be read as that keyword: its
+     * first letter escaped, it is a pattern that matches the name. */
+    static const char *const keywords[] = {"SCOREP_FILE_NAMES_BEGIN",
+                                           "SCOREP_FILE_NAMES_END",
+                                           "SCOREP_REGION_NAMES_BEGIN",
+                                           "SCOREP_REGION_NAMES_END",
+                                           "EXCLUDE",
+                                           "INCLUDE",
+                                           "MANGLED",
+                                           "DEMANGLED"};
+    for (size_t k = 0; k < sizeof(keywords) / sizeof(keywords[0]); k++)
+        if (!strcmp(name, keywords[k]))
+            *o++ = '\\';
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
+        /* Every byte past ASCII too: this file stays plain C, without a UTF-8 decoder to
+         * tell C1 controls and invalid sequences, which drive terminals, from text. */
+        if (*c < 0x20 || *c >= 0x7f) {
+            o += sprintf(o, "\\x%02x", *c);
+            continue;
+        }
+        if (strchr("\\*?[]# ", *c))
+            *o++ = '\\';
+        *o++ = (char)*c;
+    }
+    *o = 0;
+    return out;
 }
 
 /* The last file rule that matches decides; none: kept. */

@@ -46,4 +46,10 @@ int fnp_filter_has_mangled_rules(const struct fnp_filter *f);
 /* Accepts NULL. */
 void fnp_filter_free(struct fnp_filter *f);
 
+/* A name pattern that matches name alone, on one line of printable ASCII: fnmatch's
+ * special characters, '#', space and the first letter of a keyword escaped with a
+ * backslash, every other byte outside 0x20-0x7e as "\xHH", which the parser reads back as
+ * that byte. Malloc'd (caller frees); NULL when out of memory. */
+char *fnp_filter_pattern(const char *name);
+
 #endif

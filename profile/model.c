@@ -10,6 +10,8 @@
  * counters of the ancestors on the current path (see _lsprof.c Stop() for the original).
  */
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -367,12 +369,25 @@ out:
     return rc;
 }
 
+/* A merge's sums saturate: counts at 2^64 - 1, times at the largest double, where a wrap
+ * would make a sum smaller than its parts and an infinity would be written as 0. */
+static uint64_t sat_count(uint64_t a, uint64_t b)
+{
+    return a + b < a ? UINT64_MAX : a + b;
+}
+
+static double sat_time(double a, double b)
+{
+    double v = a + b;
+    return isinf(v) ? DBL_MAX : v;
+}
+
 static void add_stats(struct fnp_stats *a, const struct fnp_stats *b)
 {
-    a->ncalls += b->ncalls;
-    a->pcalls += b->pcalls;
-    a->tottime += b->tottime;
-    a->cumtime += b->cumtime;
+    a->ncalls = sat_count(a->ncalls, b->ncalls);
+    a->pcalls = sat_count(a->pcalls, b->pcalls);
+    a->tottime = sat_time(a->tottime, b->tottime);
+    a->cumtime = sat_time(a->cumtime, b->cumtime);
 }
 
 int fnp_profile_merge(struct fnp_profile *a, const struct fnp_profile *b)

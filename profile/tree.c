@@ -244,6 +244,16 @@ static int merge_meta(struct fnp_profile *a, const struct fnp_profile *b)
     return 0;
 }
 
+/* Back ticks (signed) rescaled like ticks, by their magnitude, which saturates at
+ * INT64_MAX: the negation of INT64_MIN, a hostile file's value, is no int64_t. */
+static int64_t scale_back(int64_t back, double scale)
+{
+    uint64_t m = fnp_ticks_scale(back < 0 ? 0 - (uint64_t)back : (uint64_t)back, scale);
+    if (m > (uint64_t)INT64_MAX)
+        m = (uint64_t)INT64_MAX;
+    return back < 0 ? -(int64_t)m : (int64_t)m;
+}
+
 int fnp_tree_merge(struct fnp_profile *a, const struct fnp_profile *b, const uint32_t *map)
 {
     /* Metadata first: it survives a tree that the merge drops. */
@@ -266,7 +276,8 @@ int fnp_tree_merge(struct fnp_profile *a, const struct fnp_profile *b, const uin
     struct fnp_mem_node *all_mem = mem ? calloc(n ? n : 1, sizeof(*all_mem)) : NULL;
     int rc = -ENOMEM;
     if (all && names && (!mem || all_mem)) {
-        memcpy(all, a->tree, a->ntree * sizeof(*all));
+        if (a->ntree) /* a->tree is NULL while empty, and memcpy's pointers must not be */
+            memcpy(all, a->tree, a->ntree * sizeof(*all));
         if (a->mem)
             memcpy(all_mem, a->mem, a->ntree * sizeof(*all_mem));
         if (b->mem)
@@ -278,8 +289,7 @@ int fnp_tree_merge(struct fnp_profile *a, const struct fnp_profile *b, const uin
             t->func = map[b->tree[i].func];
             if (scale != 1) {
                 t->ticks = fnp_ticks_scale(t->ticks, scale);
-                t->back = t->back < 0 ? -(int64_t)fnp_ticks_scale(-(uint64_t)t->back, scale)
-                                      : (int64_t)fnp_ticks_scale((uint64_t)t->back, scale);
+                t->back = scale_back(t->back, scale);
             }
             if (b->tree[i].parent != FNP_NO_PARENT)
                 all[a->ntree + i].parent = b->tree[i].parent + (uint32_t)a->ntree;
@@ -296,10 +306,16 @@ int fnp_tree_merge(struct fnp_profile *a, const struct fnp_profile *b, const uin
     return rc;
 }
 
+/* v to the nearest integer, saturating at 0 and 2^64 - 1 (NaN: 0): converting a double
+ * past UINT64_MAX is undefined behaviour, and a hostile file's numbers get there. */
+static uint64_t round_u64(double v)
+{
+    return v >= 1.8e19 ? UINT64_MAX : v > 0 ? (uint64_t)(v + 0.5) : 0;
+}
+
 uint64_t fnp_ticks_scale(uint64_t ticks, double scale)
 {
-    double v = (double)ticks * scale + 0.5;
-    return v >= 1.8e19 ? UINT64_MAX : v > 0 ? (uint64_t)v : 0;
+    return round_u64((double)ticks * scale);
 }
 
 void fnp_tree_values(const struct fnp_profile *p, uint64_t *self, uint64_t *incl)
@@ -356,8 +372,8 @@ static int add_node(struct rebuild *rb, uint32_t func, uint32_t parent, double s
     rb->nodes[rb->n++] = (struct fnp_tree_node){
         .func = func,
         .parent = parent,
-        .ncalls = calls >= 1 ? (uint64_t)(calls + 0.5) : 1,
-        .ticks = ns > 0 && ns < 1.8e19 ? (uint64_t)(ns + 0.5) : 0,
+        .ncalls = calls >= 1 ? round_u64(calls) : 1,
+        .ticks = round_u64(ns),
     };
     return 0;
 }

@@ -54,7 +54,8 @@ static struct by_node *all_contexts(size_t *n)
             all[count++] = (struct by_node){c->node, c};
         }
     }
-    qsort(all, count, sizeof(*all), cmp_node);
+    if (count > 1) /* all is NULL without contexts, and qsort's pointer must not be */
+        qsort(all, count, sizeof(*all), cmp_node);
     *n = count;
     return all ? all : calloc(1, sizeof(*all));
 }

@@ -1306,7 +1306,9 @@ static void read_units(struct fnp_dwarf *d)
         if (w->oom)
             break;
     }
-    qsort(d->uranges, d->nuranges, sizeof *d->uranges, cmp_urange);
+    /* uranges is NULL while empty, and qsort's pointer must not be (C11 7.22.5). */
+    if (d->nuranges > 1)
+        qsort(d->uranges, d->nuranges, sizeof *d->uranges, cmp_urange);
     uint64_t max_hi = 0;
     for (size_t i = 0; i < d->nuranges; i++) {
         if (d->uranges[i].hi > max_hi)
@@ -1409,7 +1411,8 @@ static void publish(struct fnp_dwarf *d)
 {
     if (!d->stale)
         return;
-    qsort(d->w.ranges, d->w.nranges, sizeof *d->w.ranges, cmp_range);
+    if (d->w.nranges > 1) /* ranges is NULL while empty */
+        qsort(d->w.ranges, d->w.nranges, sizeof *d->w.ranges, cmp_range);
     d->stale = false;
 }
 

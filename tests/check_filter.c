@@ -4,6 +4,8 @@
  * refusal with its line.
  */
 #include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check_run.h"
@@ -164,6 +166,90 @@ START_TEST(load_reports_a_missing_file)
 }
 END_TEST
 
+/* Messages quote what the file says: a token ending in "\<newline>" (fuzz_filter found
+ * it), a carriage return or an escape sequence becomes '?', so that the message stays one
+ * line and drives no terminal. */
+START_TEST(a_refusal_is_one_printable_line)
+{
+    static const char *const texts[] = {"C\\\n\nS\n", "a\r\x1b[2Jb\n",
+                                        "SCOREP_REGION_NAMES_END\x1b\n"};
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        ck_assert(!parse(texts[i]));
+        for (const char *c = err; *c; c++)
+            ck_assert_msg((unsigned char)*c >= 0x20 && *c != 0x7f, "%zu: %s", i, err);
+    }
+    ck_assert_str_eq(err, "f:1: 'SCOREP_REGION_NAMES_END?' outside a SCOREP_FILE_NAMES or "
+                          "SCOREP_REGION_NAMES block");
+    ck_assert(!fnp_filter_load("/nonexistent/a\nb", err, sizeof(err)));
+    ck_assert_str_eq(err, "/nonexistent/a?b: No such file or directory");
+}
+END_TEST
+
+/* The rule on fnp_filter_pattern(name) alone. */
+static struct fnp_filter *exclude_only(const char *name, char **pattern)
+{
+    *pattern = fnp_filter_pattern(name);
+    ck_assert_ptr_nonnull(*pattern);
+    char text[1024];
+    snprintf(text, sizeof(text),
+             "SCOREP_REGION_NAMES_BEGIN\n EXCLUDE %s\nSCOREP_REGION_NAMES_END\n", *pattern);
+    struct fnp_filter *f = parse(text);
+    ck_assert_msg(f, "%s: %s", *pattern, err);
+    return f;
+}
+
+/* What suggest-filter writes for a name matches that name and no other, and is one line
+ * of printable ASCII whatever bytes the name holds. */
+START_TEST(a_pattern_reads_back_as_its_name)
+{
+    static const char *const names[] = {"a\nb",
+                                        "\r",
+                                        "\x1b[31mred\x1b[0m",
+                                        "tab\there",
+                                        "*",
+                                        "?x[a]",
+                                        "\\",
+                                        "x\\x41",
+                                        "\\x1b",
+                                        "op# 1",
+                                        "\xff\xfe",
+                                        "\xc2\x9b!",
+                                        "caf\xc3\xa9",
+                                        "\xe4\xb8\xad",
+                                        "\x7f",
+                                        "\xed\xa0\x80",
+                                        "INCLUDE",
+                                        "MANGLED",
+                                        "SCOREP_REGION_NAMES_END"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        char *pattern;
+        struct fnp_filter *f = exclude_only(names[i], &pattern);
+        for (const char *c = pattern; *c; c++)
+            ck_assert_msg((unsigned char)*c >= 0x20 && (unsigned char)*c < 0x7f, "%zu: %s", i,
+                          pattern);
+        ck_assert_msg(out(f, NULL, names[i]) == 1, "%zu: %s", i, pattern);
+        char other[64];
+        snprintf(other, sizeof(other), "%sx", names[i]);
+        ck_assert_msg(out(f, NULL, other) == 0, "%zu: %s", i, pattern);
+        fnp_filter_free(f);
+        free(pattern);
+    }
+    /* every byte, alone and between two others */
+    for (int b = 1; b < 256; b++) {
+        char name[4] = {'a', (char)b, 'z', 0}, *pattern;
+        struct fnp_filter *f = exclude_only(name, &pattern);
+        ck_assert_msg(out(f, NULL, name) == 1, "byte %d: %s", b, pattern);
+        name[1] = (char)(b == 'q' ? 'r' : 'q');
+        ck_assert_msg(out(f, NULL, name) == 0, "byte %d: %s", b, pattern);
+        fnp_filter_free(f);
+        free(pattern);
+    }
+    /* "\x00" names no name */
+    ck_assert(!parse("SCOREP_REGION_NAMES_BEGIN\n EXCLUDE a\\x00\nSCOREP_REGION_NAMES_END\n"));
+    ck_assert_str_eq(err, "f:2: \\x00: a name holds no NUL byte");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("filter");
@@ -175,6 +261,8 @@ int main(void)
     tcase_add_test(tc, wildcards_escapes_and_comments);
     tcase_add_test(tc, refusals_name_the_line);
     tcase_add_test(tc, load_reports_a_missing_file);
+    tcase_add_test(tc, a_refusal_is_one_printable_line);
+    tcase_add_test(tc, a_pattern_reads_back_as_its_name);
     suite_add_tcase(s, tc);
     return fnp_check_run(s);
 }

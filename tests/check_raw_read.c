@@ -85,6 +85,39 @@ START_TEST(damage_never_crashes)
 }
 END_TEST
 
+START_TEST(links_past_2_63_ticks_wrap_without_overflow)
+{
+    /* No checksum guards a raw snapshot: three links of 2^62 ticks each, recorded from
+     * main, give main 3 * 2^62 back ticks, which wrap (as every tick sum of the model
+     * does) rather than overflow an int64_t (UBSan: signed integer overflow). */
+    struct raw_buf r;
+    double secs = 1e-9;
+    uint64_t bits;
+    memcpy(&bits, &secs, 8);
+    r.n = 0;
+    raw_put(&r, FNP_RAW_MAGIC, 8);
+    raw_u64(&r, bits);
+    raw_u64(&r, 0);
+    raw_put(&r, "T", 1);
+    RAW_REC(&r, 'N', 11, 0, 0x1000, 1, 100);
+    RAW_REC(&r, 'N', 12, 11, 0x1100, 1, 50);
+    RAW_REC(&r, 'N', 13, 12, 0x1200, 1, 10);
+    for (uint64_t id = 20; id < 23; id++)
+        RAW_REC(&r, 'L', id, 13, 11, 1, UINT64_C(1) << 62, 0);
+    RAW_REC(&r, 'E', 0, 0, 1, 0, 0);
+    struct fnp_raw_file f;
+    char why[256] = "";
+    ck_assert_msg(fnp_raw_read(&f, r.b, r.n, why, sizeof(why)) == 0, "%s", why);
+    ck_assert_uint_eq((uint64_t)f.raw.nodes[0].back, UINT64_C(3) << 62);
+    ck_assert_uint_eq((uint64_t)f.raw.nodes[1].back, 0 - (UINT64_C(3) << 62));
+    struct fnp_profile p;
+    fnp_profile_init(&p);
+    ck_assert_int_eq(fnp_profile_build(&p, &f.raw, NULL), 0);
+    fnp_profile_free(&p);
+    fnp_raw_file_free(&f);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("raw_read");
@@ -92,6 +125,7 @@ int main(void)
     tcase_add_test(tc, sample_reads_as_written);
     tcase_add_test(tc, every_cut_is_refused);
     tcase_add_test(tc, damage_never_crashes);
+    tcase_add_test(tc, links_past_2_63_ticks_wrap_without_overflow);
     suite_add_tcase(s, tc);
     return fnp_check_run(s);
 }

@@ -230,6 +230,7 @@ START_TEST(merge_with_a_profile_without_tree_drops_the_tree)
     /* ... and into an empty profile, the first input's tree comes along. */
     struct fnp_profile e;
     fnp_profile_init(&e);
+    fnp_profile_free(&y);
     make(&y, t, 1, 1, 1e-9);
     ck_assert_int_eq(fnp_profile_merge(&e, &y), 0);
     ck_assert_uint_eq(e.tree_kind, FNP_TREE_TIME);
@@ -707,6 +708,46 @@ START_TEST(a_tree_rebuilt_from_edges_follows_their_shares)
 }
 END_TEST
 
+START_TEST(a_tree_rebuilt_from_edges_saturates_calls_past_2_64)
+{
+    /* A hostile file: main, called once, calls f 2^64 - 1 times and takes the largest
+     * double's seconds. The estimates (f's calls on main's path, nanoseconds) are past
+     * what a u64 holds: they saturate, rather than convert out of range (UBSan). */
+    struct fnp_profile p;
+    fnp_profile_init(&p);
+    uint32_t m = fn(&p, "main"), f = fn(&p, "f");
+    p.funcs[m].st = (struct fnp_stats){1, 1, 0.5, 1e300};
+    p.funcs[f].st = (struct fnp_stats){UINT64_MAX, UINT64_MAX, 0.5, 1e300};
+    int64_t e = fnp_profile_edge(&p, m, f);
+    ck_assert_int_ge(e, 0);
+    p.edges[e].st = (struct fnp_stats){UINT64_MAX, UINT64_MAX, 0.5, 1e300};
+    ck_assert_int_eq(fnp_tree_from_edges(&p, 0, 1000), 0);
+    long mf = find(&p, "0/1");
+    ck_assert_int_ge(mf, 0);
+    ck_assert_uint_eq(p.tree[mf].ncalls, UINT64_MAX);
+    ck_assert_uint_eq(p.tree[mf].ticks, UINT64_MAX);
+    fnp_profile_free(&p);
+}
+END_TEST
+
+START_TEST(merge_rescales_the_most_negative_back_ticks)
+{
+    /* b's clock ticks twice as long as a's: its ticks double in the sum. Back ticks of
+     * -2^63 (a hostile file's) saturate at -(2^63 - 1) rather than overflow a negation. */
+    struct fnp_tree_node t[] = {{0, ROOT, 1, 100, 0, 0, 0}};
+    struct fnp_tree_node u[] = {{0, ROOT, 1, 100, INT64_MIN, 0, 0}};
+    struct fnp_profile a, b;
+    make(&a, t, 1, 1, 1e-9);
+    make(&b, u, 1, 1, 2e-9);
+    ck_assert_int_eq(fnp_profile_merge(&a, &b), 0);
+    ck_assert_uint_eq(a.ntree, 1);
+    ck_assert_uint_eq(a.tree[0].ticks, 300);
+    ck_assert_int_eq(a.tree[0].back, -INT64_MAX);
+    fnp_profile_free(&a);
+    fnp_profile_free(&b);
+}
+END_TEST
+
 START_TEST(crc32_is_zlibs)
 {
     ck_assert_uint_eq(fnp_crc32(0, "123456789", 9), 0xCBF43926u);
@@ -735,6 +776,8 @@ int main(void)
     tcase_add_test(tc, oversized_truncated_or_ambiguous_metadata_is_refused);
     tcase_add_test(tc, merge_keeps_the_first_metadata_and_adds_new_keys);
     tcase_add_test(tc, a_tree_rebuilt_from_edges_follows_their_shares);
+    tcase_add_test(tc, a_tree_rebuilt_from_edges_saturates_calls_past_2_64);
+    tcase_add_test(tc, merge_rescales_the_most_negative_back_ticks);
     tcase_add_test(tc, crc32_is_zlibs);
     suite_add_tcase(s, tc);
     return fnp_check_run(s);

@@ -14,6 +14,13 @@ foreach(cc gcc clang)
     endforeach()
 endforeach()
 
+# suggest-filter's patterns and comments for names holding newlines, escape sequences and
+# invalid UTF-8: printable lines that read back as the names.
+add_test(NAME e2e.filter.suggest_escapes
+         COMMAND Python3::Interpreter -B ${CMAKE_CURRENT_LIST_DIR}/filter/run_suggest_escapes.py
+                 --fnprof $<TARGET_FILE:fnprof>)
+set_tests_properties(e2e.filter.suggest_escapes PROPERTIES LABELS e2e TIMEOUT 60)
+
 if(COMMAND fnp_fuzz_target)
     fnp_fuzz_target(fuzz_filter 4096)
 endif()

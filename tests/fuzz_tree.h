@@ -42,5 +42,19 @@ static inline unsigned char *fuzz_tree_file(const void *dict, size_t dict_len, u
     return file;
 }
 
+/* For a whole file data[0, len) whose marshal dict ends at dict_len and is followed by a
+ * trailer header: sets the header's dict checksum, body length and body checksum to fit
+ * the bytes there, as a fuzzer's mutator does so that mutations reach the body. */
+static inline void fuzz_tree_fix(unsigned char *data, size_t dict_len, size_t len)
+{
+    if (len < dict_len + FNP_TREE_HEADER || memcmp(data + dict_len, FNP_TREE_MAGIC, 8) != 0)
+        return;
+    unsigned char *h = data + dict_len, *body = h + FNP_TREE_HEADER;
+    size_t size = len - dict_len - FNP_TREE_HEADER;
+    fuzz_put_le(h + 20, fnp_crc32(0, data, dict_len), 4);
+    fuzz_put_le(h + 24, size, 8);
+    fuzz_put_le(h + 32, fnp_crc32(0, body, size), 4);
+}
+
 #endif
 /* SPDX-License-Identifier: MIT */

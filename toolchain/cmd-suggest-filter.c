@@ -6,6 +6,7 @@
  * TAU's tau_reduce bounds as defaults: at least 1,000,000 calls, under 2 us a call
  * (cumulative time over calls, so a function that does its work in callees is kept).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "filter.h"
 
 static void usage(FILE *out)
 {
@@ -49,14 +51,33 @@ static double parse_time(const char *s)
     return -1;
 }
 
-/* A name as a pattern that matches it alone: fnmatch's special characters, '#' and
- * white space escaped with a backslash. */
+/* A name as a pattern that matches it alone, on one line (fnp_filter_pattern). */
 static void put_pattern(struct fnp_sink *s, const char *name)
 {
-    for (const char *c = name; *c; c++) {
-        if (strchr("\\*?[]# \t", *c))
-            fnp_sink_write(s, "\\", 1);
-        fnp_sink_write(s, c, 1);
+    char *pattern = fnp_filter_pattern(name);
+    if (!pattern) {
+        s->err = s->err ? s->err : -ENOMEM;
+        return;
+    }
+    fnp_sink_puts(s, pattern);
+    free(pattern);
+}
+
+/* Text of a comment line (a path, a file name): a newline would end the comment, and the
+ * rest would be read as patterns; control characters, C1 controls and invalid UTF-8
+ * would drive the terminal the filter is printed on. Each becomes '?'. */
+static void put_comment_text(struct fnp_sink *s, const char *text)
+{
+    const unsigned char *c = (const unsigned char *)text;
+    while (*c) {
+        size_t n = *c < 0x80 ? 1 : fnp_utf8_len(c);
+        if (*c < 0x20 || *c == 0x7f || n == 0 || (n == 2 && c[0] == 0xc2 && c[1] < 0xa0)) {
+            fnp_sink_write(s, "?", 1);
+            c += n ? n : 1;
+            continue;
+        }
+        fnp_sink_write(s, c, n);
+        c += n;
     }
 }
 
@@ -87,7 +108,9 @@ struct suggestion {
 static int write_filter(struct fnp_sink *s, void *ctx)
 {
     const struct suggestion *sg = ctx;
-    fnp_sink_printf(s, "# fnprof suggest-filter %s\n", sg->path);
+    fnp_sink_puts(s, "# fnprof suggest-filter ");
+    put_comment_text(s, sg->path);
+    fnp_sink_puts(s, "\n");
     if (sg->count_only)
         fnp_sink_printf(s, "# rule: at least %" PRIu64 " calls (a count-only profile: no times)\n",
                         sg->min_calls);
@@ -102,12 +125,13 @@ static int write_filter(struct fnp_sink *s, void *ctx)
     fnp_sink_puts(s, "SCOREP_REGION_NAMES_BEGIN\n");
     for (size_t i = 0; i < sg->npicks; i++) {
         const struct fnp_func *f = sg->picks[i];
+        fnp_sink_puts(s, "  # ");
+        put_comment_text(s, f->key.file);
         if (sg->count_only)
-            fnp_sink_printf(s, "  # %s:%u: %" PRIu64 " calls\n", f->key.file, f->key.line,
-                            f->st.ncalls);
+            fnp_sink_printf(s, ":%u: %" PRIu64 " calls\n", f->key.line, f->st.ncalls);
         else
-            fnp_sink_printf(s, "  # %s:%u: %" PRIu64 " calls, %.3g us a call\n", f->key.file,
-                            f->key.line, f->st.ncalls, f->st.cumtime / (double)f->st.ncalls * 1e6);
+            fnp_sink_printf(s, ":%u: %" PRIu64 " calls, %.3g us a call\n", f->key.line,
+                            f->st.ncalls, f->st.cumtime / (double)f->st.ncalls * 1e6);
         fnp_sink_puts(s, "  EXCLUDE ");
         put_pattern(s, f->key.name);
         fnp_sink_puts(s, "\n");

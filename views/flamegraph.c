@@ -212,7 +212,9 @@ static void put_fixed(struct text *t, double v, int d)
     static const double tens[] = {1e0, 1e1, 1e2, 1e3,  1e4,  1e5, 1e6,
                                   1e7, 1e8, 1e9, 1e10, 1e11, 1e12};
     uint64_t scale = (uint64_t)tens[d];
-    uint64_t q = v > 0 ? (uint64_t)(v * tens[d] + 0.5) : 0;
+    double scaled = v * tens[d] + 0.5;
+    /* A hostile file's numbers may scale past 2^64: the largest, not undefined behaviour. */
+    uint64_t q = !(v > 0) ? 0 : scaled < 1.8e19 ? (uint64_t)scaled : UINT64_MAX;
     put_u64(t, q / scale);
     t->c[t->n++] = '.';
     uint64_t frac = q % scale;
@@ -280,9 +282,11 @@ static int decimals(double w)
  * not even three characters fit. Counts UTF-8 characters, not bytes. */
 static const char *fit(const struct layout *l, const char *label, double w)
 {
-    long room = (long)((w - 3) / CHAR_W);
-    if (room < 3)
+    double fits = (w - 3) / CHAR_W;
+    if (!(fits >= 3))
         return "";
+    /* capped: a hostile file's width may be past what a long holds */
+    long room = fits < 1e9 ? (long)fits : 1000000000;
     long chars = 0;
     size_t cut = 0, len = strlen(label);
     for (size_t b = 0; b < len; b++) {
