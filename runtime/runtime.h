@@ -677,6 +677,10 @@ int fnp_dump_build(struct fnp_profile *prof, struct fnp_raw *raw);
  * Returns 0 or -errno; reports on stderr unless quiet. Called under control.c's lock. */
 int fnp_dump(const char *path, struct fnp_dump_opts *o);
 
+/* Starts recording on request when PROF_OUTPUT did not (fnprof_frame_start). 0, or
+ * -ESRCH after the exit dump. */
+int fnp_start_frames(void);
+
 /* ---- control.c: pause, the step schedule, resets, dumps ------------------------------ */
 
 /* At load: PROF_START and PROF_SCHEDULE, with modes the bits recording runs with. */
