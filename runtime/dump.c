@@ -68,7 +68,7 @@ int fnp_dump_build(struct fnp_profile *prof, struct fnp_raw *raw)
         rc = fnp_profile_build(prof, raw, named ? &api : NULL);
         raw->mods = NULL;
         /* once per run: a memory profile beside a timing one leaves it to that one */
-        if (!rc && named && !(raw->mem && fnp_config.output))
+        if (!rc && named && !(raw->mem && fnp_config.output) && !fnp_frames_keyed())
             fnp_coverage_note(prof, &map, &api);
     }
     free(mods);

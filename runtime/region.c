@@ -231,8 +231,17 @@ FNPROF_API void fnprof_region_end(void)
 
 /* ---- frames of an interpreted language (include/fnprof.h: fnprof_frame_key) ---------- */
 
+/* Set once a frame key is made: the process runs an interpreter (fnp_frames_keyed). */
+static int frames_keyed;
+
+int fnp_frames_keyed(void)
+{
+    return __atomic_load_n(&frames_keyed, __ATOMIC_RELAXED);
+}
+
 FNPROF_API uintptr_t fnprof_frame_key(const char *file, int line, const char *name)
 {
+    __atomic_store_n(&frames_keyed, 1, __ATOMIC_RELAXED);
     return intern_as(file, line, name, 1);
 }
 

@@ -705,6 +705,9 @@ void fnp_control_atfork(void);
 const struct fnp_raw_region *fnp_regions(size_t *n);
 /* Makes the region lock safe across fork (fnp_load: the order of the fork handlers). */
 void fnp_region_atfork(void);
+/* An interpreter's frames were keyed (fnprof_frame_key): its own binary and modules are
+ * uninstrumented by nature, and coverage.c does not list them. */
+int fnp_frames_keyed(void);
 
 /* ---- meta.c: the run's metadata ---------------------------------------------------- */
 
