@@ -136,6 +136,31 @@ FNPROF_API void fnprof_reset(void);
  * a value over 4096 bytes) or -ENOMEM. */
 FNPROF_API int fnprof_add_metadata(const char *key, const char *value);
 
+/*
+ * Frames of an interpreted language (the Python package: docs/python.md). A function of
+ * the language is keyed (file, line, name) like a region and recorded on the calling
+ * thread's tree among the native calls: a native function nests under the interpreted call
+ * that reached it, and an interpreted callback under the native function that made it.
+ *
+ * fnprof_frame_key interns (file, line, name) by value (the strings are copied) and
+ * returns its key, the same for the same three for the life of the process, so that the
+ * caller caches it; 0 when there is no room (it shares the regions' 65,536) or memory.
+ * fnprof_frame_enter and fnprof_frame_exit push and pop a frame of that key (key 0: no-op);
+ * an exit of a frame not open on the thread (entered before recording began) is ignored.
+ * fnprof_frame_unwind closes the frames of the language open above the innermost native
+ * one (the interpreter's profiler stops: their exits will not come).
+ * fnprof_frame_start starts recording in a process whose environment did not (no
+ * PROF_OUTPUT): frames and regions are recorded, fnprof_dump writes them, and nothing is
+ * written at exit; native calls are recorded only when PROF_OUTPUT was set at load.
+ * Returns 0, or -ESRCH once the process is exiting.
+ * Thread-safe; the calling thread's frames only; not async-signal-safe.
+ */
+FNPROF_API uintptr_t fnprof_frame_key(const char *file, int line, const char *name);
+FNPROF_API void fnprof_frame_enter(uintptr_t key);
+FNPROF_API void fnprof_frame_exit(uintptr_t key);
+FNPROF_API void fnprof_frame_unwind(void);
+FNPROF_API int fnprof_frame_start(void);
+
 #else
 
 #define fnprof_version() "0.1.0"
@@ -148,6 +173,11 @@ FNPROF_API int fnprof_add_metadata(const char *key, const char *value);
 #define fnprof_step() ((void)0)
 #define fnprof_reset() ((void)0)
 #define fnprof_add_metadata(key, value) ((void)(key), (void)(value), 0)
+#define fnprof_frame_key(file, line, name) ((void)(file), (void)(line), (void)(name), (uintptr_t)0)
+#define fnprof_frame_enter(key) ((void)(key))
+#define fnprof_frame_exit(key) ((void)(key))
+#define fnprof_frame_unwind() ((void)0)
+#define fnprof_frame_start() 0
 
 #endif
 

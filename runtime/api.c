@@ -50,3 +50,8 @@ FNPROF_API void fnprof_reset(void)
 {
     fnp_control_reset();
 }
+
+FNPROF_API int fnprof_frame_start(void)
+{
+    return fnp_start_frames();
+}

@@ -68,7 +68,7 @@ int fnp_dump_build(struct fnp_profile *prof, struct fnp_raw *raw)
         rc = fnp_profile_build(prof, raw, named ? &api : NULL);
         raw->mods = NULL;
         /* once per run: a memory profile beside a timing one leaves it to that one */
-        if (!rc && named && !(raw->mem && fnp_config.output))
+        if (!rc && named && !(raw->mem && fnp_config.output) && !fnp_frames_keyed())
             fnp_coverage_note(prof, &map, &api);
     }
     free(mods);
@@ -190,10 +190,15 @@ static void fnp_forked_child(void)
     fnp_mem_release();
 }
 
+/* Set by the exit dump: recording never starts again after it (fnp_start_frames). */
+static int exited;
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* The exit dump: every file of the run. A signal that comes meanwhile waits for its end
  * (signals.c), so that the files are written whole before the process dies by it. */
 static void exit_dump(void)
 {
+    __atomic_store_n(&exited, 1, __ATOMIC_RELEASE);
     fnp_signals_exit_begin();
     if (fnp_config.output)
         fnp_control_exit(); /* stops recording */
@@ -250,6 +255,37 @@ __attribute__((constructor)) static void fnp_load(void)
      * after the program's, as the destructor runs after its atexit handlers. */
     at_quick_exit(exit_dump);
     __atomic_store_n(&fnp_recording, fnp_control_modes(), __ATOMIC_RELEASE);
+}
+
+/*
+ * Recording asked for by an interpreter's profiler (the Python package's Profile.enable)
+ * in a process that PROF_OUTPUT did not start it in: frames, regions and the controls
+ * work, and fnprof_dump writes them; there is no exit dump, no signal handler, no trace.
+ * The hooks picked at load stay what they are (glibc's no-op pair without PROF_OUTPUT).
+ */
+int fnp_start_frames(void)
+{
+    static int ready;
+    int rc = 0;
+    pthread_mutex_lock(&start_lock);
+    if (__atomic_load_n(&fnp_recording, __ATOMIC_ACQUIRE))
+        goto out;
+    if (__atomic_load_n(&exited, __ATOMIC_ACQUIRE)) {
+        rc = -ESRCH;
+        goto out;
+    }
+    if (!ready) {
+        fnp_clock_init(fnp_config.timer);
+        fnp_meta_init();
+        fnp_symload_init();
+        fnp_control_init(FNP_ON | fnp_clock_mode());
+        fnp_control_atfork();
+        ready = 1;
+    }
+    __atomic_store_n(&fnp_recording, fnp_control_modes(), __ATOMIC_RELEASE);
+out:
+    pthread_mutex_unlock(&start_lock);
+    return rc;
 }
 
 __attribute__((destructor)) static void fnp_unload(void)

@@ -8,6 +8,12 @@
  * line, name): FNPROF_REGION keeps the key in its static site, so that after the first
  * time a region costs about what an instrumented call does; fnprof_region_begin looks it
  * up by a hash of its name, as the name may change from call to call.
+ *
+ * The frames of an interpreted language (fnprof_frame_key and the calls after it: the
+ * Python package) are keyed the same way, in the same table, but by the file's contents:
+ * an interpreter's strings move and die with the code that named them. Their keys are
+ * cached by the caller (the Python package keeps one in each code object), so that a
+ * frame costs what a region does.
  */
 #include <pthread.h>
 #include <string.h>
@@ -27,9 +33,10 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fnp_raw_region *regions; /* MAX_REGIONS, mapped on first use */
 static size_t nregions;                /* published with release after the entry */
 /* (file pointer, line, name) -> region number + 1; the file's address stands for it, as
- * one file's __FILE__ is one string of its module */
+ * one file's __FILE__ is one string of its module. A frame's key (by value) has NULL for
+ * its file pointer, which no region has: the two never match each other. */
 static uint32_t *slots;
-static const char **files_seen; /* the caller's file pointer of each region */
+static const char **files_seen; /* the caller's file pointer of each region; NULL: a frame */
 static int full_warned, unbalanced_warned;
 
 /* s copied into pages of the region table's own (under lock): never freed, like the table,
@@ -50,16 +57,24 @@ static char *copy(const char *s)
     return out;
 }
 
-static uint64_t hash(const char *file, int line, const char *name)
+/* by_value: the file's bytes are hashed, not its address. */
+static uint64_t hash(const char *file, int line, const char *name, int by_value)
 {
-    uint64_t h = ((uint64_t)(uintptr_t)file * 0x9e3779b97f4a7c15ull) ^ (uint64_t)(unsigned)line;
+    uint64_t h = 0xcbf29ce484222325ull;
+    if (by_value)
+        for (const unsigned char *p = (const unsigned char *)file; *p; p++)
+            h = (h ^ *p) * 0x100000001b3ull;
+    else
+        h = (uint64_t)(uintptr_t)file * 0x9e3779b97f4a7c15ull;
+    h ^= (uint64_t)(unsigned)line;
     for (const unsigned char *p = (const unsigned char *)name; *p; p++)
         h = (h ^ *p) * 0x100000001b3ull;
     return h * 0xff51afd7ed558ccdull;
 }
 
 /* The slot holding (file, line, name), or the empty one where it would go. */
-static size_t find(const uint32_t *s, const char *file, int line, const char *name, uint64_t h)
+static size_t find(const uint32_t *s, const char *file, int line, const char *name, uint64_t h,
+                   int by_value)
 {
     size_t j = (size_t)(h >> 47) % SLOTS;
     for (;;) {
@@ -67,23 +82,24 @@ static size_t find(const uint32_t *s, const char *file, int line, const char *na
         if (!v)
             return j;
         const struct fnp_raw_region *r = &regions[v - 1];
-        if (files_seen[v - 1] == file && r->line == (uint32_t)line && strcmp(r->name, name) == 0)
+        if (files_seen[v - 1] == (by_value ? NULL : file) && r->line == (uint32_t)line &&
+            strcmp(r->name, name) == 0 && (!by_value || strcmp(r->file, file) == 0))
             return j;
         j = (j + 1) % SLOTS;
     }
 }
 
 /* The key of (file, line, name), interned if new; 0 when there is no room or memory. */
-static uintptr_t intern(const char *file, int line, const char *name)
+static uintptr_t intern_as(const char *file, int line, const char *name, int by_value)
 {
     if (!file)
         file = "<unknown>";
     if (!name)
         name = "<unnamed region>";
-    uint64_t h = hash(file, line, name);
+    uint64_t h = hash(file, line, name, by_value);
     uint32_t *s = __atomic_load_n(&slots, __ATOMIC_ACQUIRE);
     if (s) {
-        uint32_t v = __atomic_load_n(&s[find(s, file, line, name, h)], __ATOMIC_ACQUIRE);
+        uint32_t v = __atomic_load_n(&s[find(s, file, line, name, h, by_value)], __ATOMIC_ACQUIRE);
         if (v)
             return FNP_REGION_TAG | v;
     }
@@ -98,7 +114,7 @@ static uintptr_t intern(const char *file, int line, const char *name)
     }
     if (!slots)
         goto out;
-    size_t j = find(slots, file, line, name, h);
+    size_t j = find(slots, file, line, name, h, by_value);
     uint32_t v = slots[j];
     if (!v) {
         size_t n = nregions;
@@ -110,7 +126,7 @@ static uintptr_t intern(const char *file, int line, const char *name)
             goto out;
         }
         regions[n] = (struct fnp_raw_region){f, line < 0 ? 0 : (uint32_t)line, nm};
-        files_seen[n] = file;
+        files_seen[n] = by_value ? NULL : file;
         v = (uint32_t)n + 1;
         __atomic_store_n(&nregions, n + 1, __ATOMIC_RELEASE);
         __atomic_store_n(&slots[j], v, __ATOMIC_RELEASE);
@@ -119,6 +135,11 @@ static uintptr_t intern(const char *file, int line, const char *name)
 out:
     pthread_mutex_unlock(&lock);
     return key;
+}
+
+static uintptr_t intern(const char *file, int line, const char *name)
+{
+    return intern_as(file, line, name, 0);
 }
 
 /* fork: the child must not find the lock held by a thread it does not have (it would wait
@@ -206,4 +227,89 @@ FNPROF_API void fnprof_region_end(void)
         fnp_log("fnprof_region_end: no region is open in the calling function; ignored (a "
                 "region ends in the function that began it, and at the latest when that "
                 "function returns)");
+}
+
+/* ---- frames of an interpreted language (include/fnprof.h: fnprof_frame_key) ---------- */
+
+/* Set once a frame key is made: the process runs an interpreter (fnp_frames_keyed). */
+static int frames_keyed;
+
+int fnp_frames_keyed(void)
+{
+    return __atomic_load_n(&frames_keyed, __ATOMIC_RELAXED);
+}
+
+FNPROF_API uintptr_t fnprof_frame_key(const char *file, int line, const char *name)
+{
+    __atomic_store_n(&frames_keyed, 1, __ATOMIC_RELAXED);
+    return intern_as(file, line, name, 1);
+}
+
+/* key is a frame's (interned by value), not a region's. */
+static int is_frame(uintptr_t key)
+{
+    size_t v = (size_t)(key & FNP_ADDR_MASK & ~FNP_REGION_TAG);
+    if (!fnp_key_is_region(key) || v == 0 || v > __atomic_load_n(&nregions, __ATOMIC_ACQUIRE))
+        return 0;
+    return files_seen[v - 1] == NULL;
+}
+
+FNPROF_API void fnprof_frame_enter(uintptr_t key)
+{
+    uint64_t rec = __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED);
+    if (!rec || !key)
+        return;
+    struct fnp_thread *t = fnp_tls;
+    if (FNP_UNLIKELY(!t) && !(t = fnp_thread_attach()))
+        return;
+    /* A frame entered while paused is a call's ghost, not a region's: its exit, which is
+     * no region's end, pops it (fnp_cct_exit_mismatch). */
+    if (FNP_UNLIKELY(rec & FNP_ON_PAUSED))
+        fnp_cct_enter_ghost(t, FNP_GHOST_CALL, CALLER_SP() + 1);
+    else
+        fnp_cct_enter(t, key, fnp_clock_now(), CALLER_SP() + 1);
+}
+
+/* The exit of fn, not the innermost frame's: something to repair (frames above it that
+ * lost their exits, a ghost, an enter that was dropped), or a frame entered before
+ * recording began, whose exit is no fault and is not counted as unmatched. */
+static int exit_expected(const struct fnp_thread *t, uintptr_t fn)
+{
+    if (t->skipped)
+        return 1;
+    uint32_t k = t->depth;
+    while (k > 0 && (t->frames[k - 1].node->fn & FNP_ADDR_MASK) != fn) {
+        if ((t->frames[k - 1].node->fn & FNP_ADDR_MASK) == FNP_GHOST_CALL)
+            return 1;
+        k--;
+    }
+    return k > 0;
+}
+
+FNPROF_API void fnprof_frame_exit(uintptr_t key)
+{
+    uint64_t rec = __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED);
+    struct fnp_thread *t = fnp_tls;
+    if (!rec || !key || !t)
+        return;
+    uintptr_t fn = key & FNP_ADDR_MASK;
+    uint32_t d = t->depth;
+    uint64_t now = fnp_clock_now();
+    if (FNP_LIKELY(d && (t->frames[d - 1].node->fn & FNP_ADDR_MASK) == fn))
+        fnp_cct_exit_cold(t, fn, now);
+    else if (exit_expected(t, fn))
+        fnp_cct_exit_mismatch(t, fn, now);
+}
+
+FNPROF_API void fnprof_frame_unwind(void)
+{
+    uint64_t rec = __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED);
+    struct fnp_thread *t = fnp_tls;
+    if (!rec || !t)
+        return;
+    uint32_t d = t->depth;
+    while (d > 0 && (is_frame(t->frames[d - 1].node->fn) ||
+                     (t->frames[d - 1].node->fn & FNP_ADDR_MASK) == FNP_GHOST_CALL))
+        d--;
+    fnp_cct_cut(t, d, fnp_clock_now());
 }

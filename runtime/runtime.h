@@ -677,6 +677,10 @@ int fnp_dump_build(struct fnp_profile *prof, struct fnp_raw *raw);
  * Returns 0 or -errno; reports on stderr unless quiet. Called under control.c's lock. */
 int fnp_dump(const char *path, struct fnp_dump_opts *o);
 
+/* Starts recording on request when PROF_OUTPUT did not (fnprof_frame_start). 0, or
+ * -ESRCH after the exit dump. */
+int fnp_start_frames(void);
+
 /* ---- control.c: pause, the step schedule, resets, dumps ------------------------------ */
 
 /* At load: PROF_START and PROF_SCHEDULE, with modes the bits recording runs with. */
@@ -701,6 +705,9 @@ void fnp_control_atfork(void);
 const struct fnp_raw_region *fnp_regions(size_t *n);
 /* Makes the region lock safe across fork (fnp_load: the order of the fork handlers). */
 void fnp_region_atfork(void);
+/* An interpreter's frames were keyed (fnprof_frame_key): its own binary and modules are
+ * uninstrumented by nature, and coverage.c does not list them. */
+int fnp_frames_keyed(void);
 
 /* ---- meta.c: the run's metadata ---------------------------------------------------- */
 

@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: MIT
+"""fnprof for Python: Python and the native code it calls in one exact profile.
+
+Profile is cProfile.Profile's interface (pstats.Stats(prof) works); region, step, pause,
+resume, reset, dump and add_metadata are fnprof.h's C API. The functions of a Python
+program are keyed as cProfile keys them, builtins too; the native functions of extensions
+built with -finstrument-functions nest under the Python calls that reached them when
+libfnprof.so is preloaded (python3 -m fnprof arranges that). See docs/python.md.
+"""
+
+import marshal
+import os
+import sys
+import tempfile
+import threading
+
+from . import _fnprof
+
+__all__ = ["Profile", "region", "step", "pause", "resume", "reset", "dump", "add_metadata",
+           "run", "runctx"]
+
+#: fnprof.region(name): a named region, as a context manager (keyed by the line that
+#: opens it) or a decorator; recorded like FNPROF_REGION in C.
+region = _fnprof.region
+step = _fnprof.step
+pause = _fnprof.pause
+resume = _fnprof.resume
+reset = _fnprof.reset
+add_metadata = _fnprof.add_metadata
+
+
+def dump(path=None):
+    """Writes the profile recorded so far (every thread, native calls included) to path,
+    or to PROF_OUTPUT's path when None; recording goes on."""
+    _fnprof.dump(None if path is None else os.fspath(path))
+
+
+# threading.setprofile outside the hooks' time, so that it is no call of the profile.
+def _enable():
+    if sys.version_info < (3, 12):
+        threading.setprofile(_fnprof.thread_hook)
+    _fnprof.enable()
+
+
+def _disable():
+    _fnprof.disable()
+    if sys.version_info < (3, 12):
+        threading.setprofile(None)
+
+
+class Profile:
+    """cProfile.Profile's interface over fnprof's one profile of the process.
+
+    Unlike cProfile, every thread is profiled (started before or after enable), and the
+    stats are the process's: what was recorded since recording began (or since reset()),
+    native calls included. One Profile is enabled at a time.
+    """
+
+    def __init__(self, timer=None, timeunit=0.0, subcalls=True, builtins=True):
+        if timer is not None:
+            raise ValueError("fnprof.Profile: fnprof keeps its own clock (PROF_TIMER)")
+        self.stats = {}
+
+    def enable(self, subcalls=True, builtins=True):
+        if _fnprof.is_enabled():
+            raise ValueError("Another profiling tool is already active")
+        _enable()
+
+    def disable(self):
+        _disable()
+
+    def create_stats(self):
+        self.disable()
+        self.snapshot_stats()
+
+    def snapshot_stats(self):
+        fd, path = tempfile.mkstemp(prefix="fnprof-", suffix=".prof")
+        os.close(fd)
+        try:
+            _fnprof.dump(path)
+            with open(path, "rb") as f:
+                self.stats = marshal.load(f)
+        finally:
+            os.unlink(path)
+
+    def dump_stats(self, file):
+        """Writes fnprof's profile (pstats, with its tree) to file."""
+        self.disable()
+        _fnprof.dump(os.fspath(file))
+
+    def print_stats(self, sort=-1):
+        import pstats
+        if not isinstance(sort, tuple):
+            sort = (sort,)
+        pstats.Stats(self).strip_dirs().sort_stats(*sort).print_stats()
+
+    def run(self, cmd):
+        import __main__
+        return self.runctx(cmd, __main__.__dict__, __main__.__dict__)
+
+    def runctx(self, cmd, globals, locals):
+        self.enable()
+        try:
+            exec(cmd, globals, locals)
+        finally:
+            self.disable()
+        return self
+
+    def runcall(self, func, /, *args, **kw):
+        self.enable()
+        try:
+            return func(*args, **kw)
+        finally:
+            self.disable()
+
+    def __enter__(self):
+        self.enable()
+        return self
+
+    def __exit__(self, *exc_info):
+        self.disable()
+
+
+def run(statement, filename=None, sort=-1):
+    """As cProfile.run."""
+    import __main__
+    return runctx(statement, __main__.__dict__, __main__.__dict__, filename, sort)
+
+
+def runctx(statement, globals, locals, filename=None, sort=-1):
+    """As cProfile.runctx."""
+    prof = Profile()
+    try:
+        prof.runctx(statement, globals, locals)
+    except SystemExit:
+        pass
+    finally:
+        if filename is not None:
+            prof.dump_stats(filename)
+        else:
+            prof.print_stats(sort)

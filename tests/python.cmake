@@ -1,0 +1,13 @@
+# SPDX-License-Identifier: MIT
+# The Python package (python/): python3 -m fnprof against cProfile on pure Python, mixed
+# Python and C exact against the loops' counts, threads, the printed report. Only when the
+# package is built (Python's headers found); with the interpreter the build found.
+if(NOT TARGET fnprof_python)
+    return()
+endif()
+foreach(case pure mixed_linked mixed_flags threads report)
+    add_test(NAME python.${case}
+             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/python/run_python_test.py
+                     ${case} ${PROJECT_BINARY_DIR})
+    set_tests_properties(python.${case} PROPERTIES LABELS "e2e;python")
+endforeach()

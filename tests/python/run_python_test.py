@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The Python package's end-to-end tests: python3 -m fnprof against cProfile (the oracle)
+on pure Python, against counts derived from the loops on mixed Python and C, and every
+thread. Run with the interpreter the build found; PYTHONPATH names the build's package.
+
+usage: run_python_test.py CASE BUILD_DIR
+"""
+import marshal
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import importlib.machinery
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGS = os.path.join(HERE, "progs")
+BUILD = os.path.abspath(sys.argv[2])
+ENV = dict(os.environ, PYTHONPATH=os.path.join(BUILD, "python"))
+for v in list(ENV):
+    if v.startswith("PROF_") or v == "LD_PRELOAD":
+        del ENV[v]
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def run(args, cwd, **kw):
+    r = subprocess.run([sys.executable] + args, cwd=cwd, env=kw.pop("env", ENV),
+                       capture_output=True, text=True, timeout=300, **kw)
+    if r.returncode != 0:
+        fail("%s: exit %d\n%s\n%s" % (args, r.returncode, r.stdout, r.stderr))
+    return r
+
+
+def load(path):
+    with open(path, "rb") as f:
+        return marshal.load(f)
+
+
+def counts(stats, keep):
+    """{func: (cc, nc, {caller: (nc, pc)})} for the functions keep() accepts, and the edges
+    from callers it accepts."""
+    out = {}
+    for k, v in stats.items():
+        if keep(k):
+            out[k] = (v[0], v[1], {c: (e[0], e[1]) for c, e in v[4].items() if keep(c)})
+    return out
+
+
+def compare(want, got, what):
+    bad = []
+    for k in sorted(set(want) | set(got), key=str):
+        if want.get(k) != got.get(k):
+            bad.append("  %s\n    cProfile %s\n    fnprof   %s" % (k, want.get(k), got.get(k)))
+    if bad:
+        fail("%s: %d functions differ\n%s" % (what, len(bad), "\n".join(bad)))
+
+
+def case_pure(tmp):
+    """Every function of the program and every builtin it calls: calls, primitive calls
+    and caller edges equal cProfile's."""
+    script = os.path.join(tmp, "pure.py")
+    shutil.copy(os.path.join(PROGS, "pure.py"), script)
+    run(["-m", "cProfile", "-o", "c.prof", "pure.py"], tmp)
+    run(["-m", "fnprof", "-o", "f.prof", "pure.py"], tmp)
+    c, f = load(os.path.join(tmp, "c.prof")), load(os.path.join(tmp, "f.prof"))
+    mine = {k for k in c if k[0] == "pure.py"}
+    # the builtins the program calls itself (not the profilers' own)
+    called = {k for k, v in c.items() if k[0] == "~" and any(x in mine for x in v[4])}
+
+    def keep(k):
+        return k in mine or k in called or (k[0] == "pure.py")
+
+    # a builtin's totals include the profilers' own calls of it: its edges from the
+    # program are compared, and every number of the program's own functions
+    def program_only(stats):
+        out = counts(stats, keep)
+        for k, (cc, nc, callers) in out.items():
+            if k[0] == "~":
+                out[k] = (None, None, callers)
+        return out
+
+    want, got = program_only(c), program_only(f)
+    if len(want) < 25:
+        fail("the oracle saw only %d functions" % len(want))
+    compare(want, got, "pure")
+    print("pure: %d functions and builtins equal cProfile's" % len(want))
+
+
+def build_mixed(tmp, link):
+    inc = sysconfig.get_paths()["include"]
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    cc = os.environ.get("CC", "cc")
+    args = [cc, "-O1", "-g", "-fPIC", "-shared", "-finstrument-functions", "-I" + inc,
+            os.path.join(PROGS, "mixed.c"), "-o", os.path.join(tmp, "mixed" + suffix)]
+    if link:
+        lib = os.path.join(BUILD, "lib")
+        args += ["-L" + lib, "-Wl,-rpath," + lib, "-lfnprof"]
+    r = subprocess.run(args, capture_output=True, text=True)
+    if r.returncode:
+        fail("cannot build the extension: %s\n%s" % (" ".join(args), r.stderr))
+
+
+def check_mixed(tmp, label):
+    shutil.copy(os.path.join(PROGS, "mixed_main.py"), tmp)
+    run(["-m", "fnprof", "-o", "m.prof", "mixed_main.py"], tmp)
+    s = load(os.path.join(tmp, "m.prof"))
+    N, K, R = 5, 4, 3
+
+    def find(name):
+        ks = [k for k in s if k[2] == name]
+        if len(ks) != 1:
+            fail("%s: %d functions named %s in %s" % (label, len(ks), name, sorted(s)))
+        return ks[0]
+
+    main = find("main")
+    loop_b = find("<built-in method mixed.native_loop>")
+    keys_b = find("<built-in method mixed.native_keys>")
+    loop_c, keys_c, helper = find("native_loop"), find("native_keys"), find("helper")
+    cb, keyfn = find("callback"), find("keyfn")
+    want = {
+        loop_b: (R, {main: R}),
+        loop_c: (R, {loop_b: R}),  # the native function under the builtin that reached it
+        helper: (R * N, {loop_c: R * N}),
+        cb: (R * N, {loop_c: R * N}),  # the Python callback under the native frame
+        keys_b: (1, {main: 1}),
+        keys_c: (1, {keys_b: 1}),
+        keyfn: (K, {keys_c: K}),  # a key= function called with PyObject_CallObject
+    }
+    for k, (nc, callers) in want.items():
+        got = (s[k][1], {c: e[0] for c, e in s[k][4].items()})
+        if got != (nc, callers):
+            fail("%s: %s: want %s, got %s" % (label, k, (nc, callers), got))
+    if loop_c[0] == "~" or not loop_c[0].endswith("mixed.c"):
+        fail("%s: the native function is not keyed by its source: %s" % (label, loop_c))
+    print("%s: Python -> C -> Python nests exactly" % label)
+
+
+def case_mixed_linked(tmp):
+    build_mixed(tmp, True)
+    check_mixed(tmp, "mixed_linked")
+
+
+def case_mixed_flags(tmp):
+    build_mixed(tmp, False)
+    check_mixed(tmp, "mixed_flags")
+
+
+def case_threads(tmp):
+    """Profile() in a plain python3 (no PROF_OUTPUT, no preload): threads started before
+    and after enable are recorded, and pstats.Stats(prof) reads the result."""
+    import json
+    out = os.path.join(tmp, "t.json")
+    r = run([os.path.join(PROGS, "threads.py"), out], tmp)
+    got = json.load(open(out))
+    want = {"work_before": [7, 7], "work_after": [11, 11]}
+    if got != want:
+        fail("threads: want %s, got %s (stderr %s)" % (want, got, r.stderr))
+    if r.stderr:
+        fail("threads: stderr not empty: %s" % r.stderr)
+    print("threads: both threads' calls recorded")
+
+
+def case_report(tmp):
+    """Without -o: cProfile's report on stdout, after the program's own output, and the
+    exit status is the program's."""
+    script = os.path.join(tmp, "exit3.py")
+    with open(script, "w") as f:
+        f.write("import sys\ndef f():\n    print('hello')\nf()\nsys.exit(3)\n")
+    r = subprocess.run([sys.executable, "-m", "fnprof", "-s", "calls", "exit3.py"], cwd=tmp,
+                       env=ENV, capture_output=True, text=True, timeout=120)
+    if r.returncode != 3:
+        fail("report: exit %d, want 3\n%s" % (r.returncode, r.stderr))
+    out = r.stdout
+    if not out.startswith("hello\n") or "Ordered by: call count" not in out \
+            or "exit3.py:2(f)" not in out:
+        fail("report: unexpected stdout:\n%s" % out)
+    print("report: printed as cProfile prints it; exit status kept")
+
+
+def main():
+    case = sys.argv[1]
+    tmp = tempfile.mkdtemp(prefix="fnprof-py-")
+    try:
+        globals()["case_" + case](tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
