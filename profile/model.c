@@ -10,6 +10,7 @@
  * counters of the ancestors on the current path (see _lsprof.c Stop() for the original).
  */
 #include <errno.h>
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -367,12 +368,25 @@ out:
     return rc;
 }
 
+/* Sums saturate: a count wrapped past 2^64 would start again from 0, and a time past
+ * DBL_MAX would become inf, which no pstats reader takes back (pstats_read refuses it). */
+static uint64_t sat_count(uint64_t a, uint64_t b)
+{
+    return a + b < a ? UINT64_MAX : a + b;
+}
+
+static double sat_time(double a, double b)
+{
+    double v = a + b;
+    return v > DBL_MAX ? DBL_MAX : v;
+}
+
 static void add_stats(struct fnp_stats *a, const struct fnp_stats *b)
 {
-    a->ncalls += b->ncalls;
-    a->pcalls += b->pcalls;
-    a->tottime += b->tottime;
-    a->cumtime += b->cumtime;
+    a->ncalls = sat_count(a->ncalls, b->ncalls);
+    a->pcalls = sat_count(a->pcalls, b->pcalls);
+    a->tottime = sat_time(a->tottime, b->tottime);
+    a->cumtime = sat_time(a->cumtime, b->cumtime);
 }
 
 int fnp_profile_merge(struct fnp_profile *a, const struct fnp_profile *b)

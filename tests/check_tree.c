@@ -217,6 +217,23 @@ START_TEST(merge_adds_paths_and_rescales_the_other_clock)
 }
 END_TEST
 
+START_TEST(merge_saturates_a_paths_calls_and_ticks)
+{
+    struct fnp_profile x, y;
+    struct fnp_tree_node tx[] = {{0, ROOT, UINT64_MAX - 1, UINT64_MAX - 5, 0, 0, 0}};
+    struct fnp_tree_node ty[] = {{0, ROOT, 3, 10, 0, 0, 0}};
+    make(&x, tx, 1, 1, 1e-9);
+    make(&y, ty, 1, 1, 1e-9);
+    ck_assert_int_eq(fnp_profile_merge(&x, &y), 0);
+    ck_assert_uint_eq(x.ntree, 1);
+    /* wrapped, they would be 1 call of 4 ticks */
+    ck_assert_uint_eq(x.tree[0].ncalls, UINT64_MAX);
+    ck_assert_uint_eq(x.tree[0].ticks, UINT64_MAX);
+    fnp_profile_free(&x);
+    fnp_profile_free(&y);
+}
+END_TEST
+
 START_TEST(merge_with_a_profile_without_tree_drops_the_tree)
 {
     struct fnp_profile x, y;
@@ -727,6 +744,7 @@ int main(void)
     tcase_add_test(tc, values_give_own_time_and_widths_children_fit_in);
     tcase_add_test(tc, merge_adds_paths_and_rescales_the_other_clock);
     tcase_add_test(tc, merge_with_a_profile_without_tree_drops_the_tree);
+    tcase_add_test(tc, merge_saturates_a_paths_calls_and_ticks);
     tcase_add_test(tc, a_written_tree_reads_back_the_same);
     tcase_add_test(tc, a_damaged_tree_is_refused_with_a_reason);
     tcase_add_test(tc, metadata_round_trips_in_order_and_bounded);

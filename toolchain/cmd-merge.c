@@ -19,6 +19,8 @@ static void usage(FILE *out)
                  "would, and writes the sum to OUT (whole or not at all; OUT may be an IN).\n"
                  "The calling-context trees of fnprof's files are added path by path; if an\n"
                  "input has none (CPython's cProfile wrote it), OUT has none either.\n"
+                 "A count-only and a timed profile are not added (calls are not seconds).\n"
+                 "Sums saturate: at 2^64 - 1 calls, at the largest double of seconds.\n"
                  "Metadata (program, pid, start, ...): the first input's pairs, then any other\n"
                  "input's keys the first lacks, and \"merged\": the number of runs added (an\n"
                  "input made by fnprof merge counts its own); none if no input has any.\n"
@@ -26,6 +28,26 @@ static void usage(FILE *out)
                  "Options:\n"
                  "  -o, --output OUT  the file to write (required)\n"
                  "  -h, --help        show this help\n");
+}
+
+/* A count-only run's "seconds" are calls (docs/pstats.md): its tree counts calls, or, when a
+ * merge dropped the tree, its metadata names no clock. */
+static int count_only(const struct fnp_profile *p)
+{
+    const char *clock = fnp_profile_meta(p, "clock");
+    return p->tree_kind == FNP_TREE_CALLS || (clock && strcmp(clock, "none") == 0);
+}
+
+/* Calls added to seconds mean nothing: refused, as fnprof diff refuses to compare their
+ * times. CPython's files (no tree, no metadata) are timed. */
+static int same_unit(const char *a_path, const struct fnp_profile *a, const char *b_path,
+                     const struct fnp_profile *b)
+{
+    if (count_only(a) == count_only(b))
+        return 0;
+    fnp_cli_error("merge", "%s is count-only and %s is timed: calls and seconds do not add up",
+                  count_only(a) ? a_path : b_path, count_only(a) ? b_path : a_path);
+    return -1;
 }
 
 /* The runs a profile holds: its "merged" count if an earlier merge wrote one (a decimal
@@ -81,7 +103,8 @@ int fnp_cmd_merge(int argc, char **argv)
             rc = FNP_EXIT_FAILURE;
         } else {
             runs += runs_in(into);
-            if (into == &in && fnp_cli_same_kind("merge", argv[optind], &sum, argv[i], &in)) {
+            if (into == &in && (fnp_cli_same_kind("merge", argv[optind], &sum, argv[i], &in) ||
+                                same_unit(argv[optind], &sum, argv[i], &in))) {
                 rc = FNP_EXIT_FAILURE;
             } else if (into == &in && fnp_profile_merge(&sum, &in)) {
                 fnp_cli_error("merge", "%s: out of memory", argv[i]);
@@ -106,11 +129,10 @@ int fnp_cmd_merge(int argc, char **argv)
             fnp_cli_error("merge", "%s: %s", output, strerror(-err));
             rc = FNP_EXIT_FAILURE;
         } else if (treeless) {
-            /* The sum of trees is a tree only when every input has one of the same unit. */
+            /* The sum of trees is a tree only when every input has one. */
             fnp_cli_error("merge",
-                          "%s: note: written without a calling-context tree: %s has none (or "
-                          "times where the others count calls); fnprof convert will rebuild "
-                          "call paths from edges",
+                          "%s: note: written without a calling-context tree: %s has none; "
+                          "fnprof convert will rebuild call paths from edges",
                           output, treeless);
         }
         if (!err && !sum.nedges) {
