@@ -77,6 +77,18 @@ int fnp_profile_set_meta(struct fnp_profile *p, const char *key, const char *val
     return 0;
 }
 
+void fnp_profile_del_meta(struct fnp_profile *p, const char *key)
+{
+    for (size_t i = 0; i < p->nmeta; i++)
+        if (strcmp(p->meta[i].key, key) == 0) {
+            free(p->meta[i].key);
+            free(p->meta[i].value);
+            memmove(&p->meta[i], &p->meta[i + 1], (p->nmeta - i - 1) * sizeof(*p->meta));
+            p->nmeta--;
+            return;
+        }
+}
+
 static uint64_t hash_bytes(uint64_t h, const char *s)
 {
     /* FNV-1a: keys are short paths and names; quality is ample for open addressing. */

@@ -267,6 +267,8 @@ int fnp_tree_read(struct fnp_profile *p, size_t nkeys, const unsigned char *dict
 /* Sets key to value in p's metadata (copies both): a key already there gets the new value
  * in its old place. Returns 0 or -ENOMEM. */
 int fnp_profile_set_meta(struct fnp_profile *p, const char *key, const char *value);
+/* Removes key from p's metadata, if there; the other pairs keep their order. */
+void fnp_profile_del_meta(struct fnp_profile *p, const char *key);
 /* The value of key in p's metadata, or NULL. */
 const char *fnp_profile_meta(const struct fnp_profile *p, const char *key);
 
