@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <float.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +75,18 @@ int fnp_profile_set_meta(struct fnp_profile *p, const char *key, const char *val
     p->meta = meta;
     p->meta[p->nmeta++] = (struct fnp_meta){k, v};
     return 0;
+}
+
+void fnp_profile_del_meta(struct fnp_profile *p, const char *key)
+{
+    for (size_t i = 0; i < p->nmeta; i++)
+        if (strcmp(p->meta[i].key, key) == 0) {
+            free(p->meta[i].key);
+            free(p->meta[i].value);
+            memmove(&p->meta[i], &p->meta[i + 1], (p->nmeta - i - 1) * sizeof(*p->meta));
+            p->nmeta--;
+            return;
+        }
 }
 
 static uint64_t hash_bytes(uint64_t h, const char *s)
@@ -369,8 +380,8 @@ out:
     return rc;
 }
 
-/* A merge's sums saturate: counts at 2^64 - 1, times at the largest double, where a wrap
- * would make a sum smaller than its parts and an infinity would be written as 0. */
+/* Sums saturate: a count wrapped past 2^64 would start again from 0, and a time past
+ * DBL_MAX would become inf, which no pstats reader takes back (pstats_read refuses it). */
 static uint64_t sat_count(uint64_t a, uint64_t b)
 {
     return a + b < a ? UINT64_MAX : a + b;
@@ -379,7 +390,7 @@ static uint64_t sat_count(uint64_t a, uint64_t b)
 static double sat_time(double a, double b)
 {
     double v = a + b;
-    return isinf(v) ? DBL_MAX : v;
+    return v > DBL_MAX ? DBL_MAX : v;
 }
 
 static void add_stats(struct fnp_stats *a, const struct fnp_stats *b)

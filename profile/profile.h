@@ -221,16 +221,16 @@ int fnp_tree_from_edges(struct fnp_profile *p, double min_share, size_t max_node
  * so the file stays what cProfile writes. docs/tree-format.md describes the layout:
  *   "FNPTREE\n", u32 version, u32 kind, u32 nfuncs, u32 dict_crc, u64 body_len,
  *   u32 body_crc, f64 tick_seconds, then body_len bytes of LEB128 numbers: metadata
- *   (version 2: key/value pairs), threads (names), nodes, memory rows (version 3).
+ *   (version 2: key/value pairs), threads (names), nodes, memory rows (from version 3);
+ *   from version 4 body_crc covers the header's fields too.
  * Functions are named by their position in the dict, so the tree adds O(nodes) bytes.
  * A profile with metadata but no tree writes a trailer of kind FNP_TREE_NONE: the
  * metadata, no thread, no node.
  */
 #define FNP_TREE_MAGIC "FNPTREE\n"
-#define FNP_TREE_VERSION 3 /* readers take 1 (no metadata), 2 and 3 (memory columns) */
-/* The version a profile is written in: the lowest that holds it, so that a timing profile
- * stays readable by an fnprof that knows version 2. */
-#define FNP_TREE_VERSION_OF(p) ((p)->mem ? 3u : 2u)
+/* Readers take 1 (no metadata), 2, 3 (memory columns) and 4, which writers write: version
+ * 3's body under a checksum that covers the header too (tick_seconds, kind, nfuncs). */
+#define FNP_TREE_VERSION 4
 #define FNP_TREE_HEADER 44
 /* Bounds a reader enforces beyond the input's own length. */
 #define FNP_TREE_MAX_THREADS (1u << 20)
@@ -245,6 +245,12 @@ int fnp_tree_from_edges(struct fnp_profile *p, double min_share, size_t max_node
 
 /* CRC-32 (the zlib/PNG polynomial) of data, continuing crc (0 to start). */
 uint32_t fnp_crc32(uint32_t crc, const void *data, size_t n);
+
+/* The checksum at offset 32 of a trailer: in version 4, the CRC-32 of the header's bytes
+ * but the magic and this field (8-31, 36-43: version to body_len, tick_seconds), then of
+ * the body; in versions 1-3, of the body alone. header: the trailer's FNP_TREE_HEADER
+ * bytes. */
+uint32_t fnp_tree_crc(const unsigned char *header, const void *body, size_t n);
 
 /* Writes p as a pstats file: the dict (fnp_pstats_write), then p's tree, if it has one,
  * as the trailer above. s must be empty when called (the trailer checksums the dict).
@@ -264,9 +270,22 @@ int fnp_profile_write_fn(struct fnp_sink *s, void *profile);
 int fnp_tree_read(struct fnp_profile *p, size_t nkeys, const unsigned char *dict, size_t dict_len,
                   const unsigned char *data, size_t len, char *why, size_t whylen);
 
+/*
+ * Checks p's tree against p's dict (p->funcs[0, nkeys), read from the same file): the
+ * tree's own times, in ticks of p->tick_seconds, must add up to the dict's tottimes within
+ * rounding (docs/tree-format.md, "The tick against the dict"). A tick damaged or edited
+ * would otherwise multiply every view's times. Returns 0, or -EINVAL with "offset off:
+ * calling-context tree: ..." in why. A tree whose ticks saturated (a merge past 2^64 - 1)
+ * cannot hold the dict's times and is not checked.
+ */
+int fnp_tree_check_dict(const struct fnp_profile *p, size_t nkeys, size_t off, char *why,
+                        size_t whylen);
+
 /* Sets key to value in p's metadata (copies both): a key already there gets the new value
  * in its old place. Returns 0 or -ENOMEM. */
 int fnp_profile_set_meta(struct fnp_profile *p, const char *key, const char *value);
+/* Removes key from p's metadata, if there; the other pairs keep their order. */
+void fnp_profile_del_meta(struct fnp_profile *p, const char *key);
 /* The value of key in p's metadata, or NULL. */
 const char *fnp_profile_meta(const struct fnp_profile *p, const char *key);
 

@@ -368,6 +368,10 @@ static int load(struct loader *ld)
         return 0;
     int rc = fnp_tree_read(&ld->p, val(ld, root)->n, d->data, d->end, d->data + d->end,
                            d->len - d->end, ld->why, ld->whylen);
+    /* The tick is the one field of the trailer that multiplies every time: held to the
+     * dict's times, whatever the trailer's version (36: its offset in the header). */
+    if (!rc)
+        rc = fnp_tree_check_dict(&ld->p, val(ld, root)->n, d->end + 36, ld->why, ld->whylen);
     return rc == -ENOMEM ? oom(ld) : rc;
 }
 

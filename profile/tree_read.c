@@ -4,10 +4,12 @@
  * number is bounded by what is left of the input before anything is allocated for it, a
  * node may only name a parent before it, a function of the dict and a thread of the
  * table; the checksums catch a trailer damaged, cut short or glued to another dict.
- * Versions 1 to 3 are read: 2 adds the run's metadata at the start of the body, 3 a memory
- * profile's columns after the nodes.
+ * Versions 1 to 4 are read: 2 adds the run's metadata at the start of the body, 3 a memory
+ * profile's columns after the nodes, 4 a checksum over the header's fields as well as the
+ * body. Whatever the version, fnp_tree_check_dict holds tick_seconds to the dict's times.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,14 +283,20 @@ int fnp_tree_read(struct fnp_profile *p, size_t nkeys, const unsigned char *dict
         return bad(&r, "%llu bytes announced, %zu present%s", (unsigned long long)body_len,
                    len - FNP_TREE_HEADER, body_len > len - FNP_TREE_HEADER ? " (cut short)" : "");
     r.pos = 32;
-    if (body_crc != fnp_crc32(0, data + FNP_TREE_HEADER, (size_t)body_len))
-        return bad(&r, "the body's checksum does not match: the file is damaged");
+    if (body_crc != fnp_tree_crc(data, data + FNP_TREE_HEADER, (size_t)body_len))
+        return bad(&r, version >= 4 ? "the checksum of its header and body does not match: the "
+                                      "file is damaged"
+                                    : "the body's checksum does not match: the file is damaged");
     uint64_t bits = get_le(data + 36, 8);
     double tick_seconds;
     memcpy(&tick_seconds, &bits, sizeof(tick_seconds));
     r.pos = 36;
     if (!(tick_seconds > 0 && tick_seconds < 1e6))
         return bad(&r, "a tick of %g seconds", tick_seconds);
+    /* Calls and metadata alone have no clock: their "tick" is 1, as the dict's 1 call = 1 s. */
+    if (kind != FNP_TREE_TIME && tick_seconds != 1.0)
+        return bad(&r, "a tick of %.17g seconds for %s (it is 1)", tick_seconds,
+                   kind == FNP_TREE_CALLS ? "calls" : "no tree");
     r.pos = FNP_TREE_HEADER;
 
     struct fnp_meta *meta = NULL;
@@ -337,4 +345,61 @@ int fnp_tree_read(struct fnp_profile *p, size_t nkeys, const unsigned char *dict
     free(nodes);
     free(mem);
     return rc;
+}
+
+/* The runs a merge added (its "merged" metadata), each of which may round its ticks when
+ * rescaled to the first run's clock; 1 when not said. Bounded so that a crafted count
+ * cannot switch the check off. */
+static double runs_of(const struct fnp_profile *p)
+{
+    const char *v = fnp_profile_meta(p, "merged");
+    if (!v || !*v || strspn(v, "0123456789") != strlen(v) || strlen(v) > 7)
+        return 1;
+    double n = strtod(v, NULL);
+    return n >= 1 ? n : 1;
+}
+
+int fnp_tree_check_dict(const struct fnp_profile *p, size_t nkeys, size_t off, char *why,
+                        size_t whylen)
+{
+    struct reader r = {.base = off, .why = why, .whylen = whylen};
+    if (p->tree_kind == FNP_TREE_NONE || !p->ntree || nkeys > p->nfuncs)
+        return 0;
+    /* A function's tottime is the sum of its nodes' own ticks (ticks less back less the
+     * children's ticks), 0 when that sum is negative (clock noise), times tick_seconds
+     * (model.c). In doubles: no sum wraps. */
+    double *own = calloc(nkeys ? nkeys : 1, sizeof(*own));
+    if (!own)
+        return -ENOMEM;
+    for (size_t i = 0; i < p->ntree; i++) {
+        const struct fnp_tree_node *nd = &p->tree[i];
+        if (nd->ticks == UINT64_MAX || nd->func >= nkeys) {
+            free(own);
+            return 0; /* saturated: the dict holds more than the tree can */
+        }
+        own[nd->func] += (double)nd->ticks - (double)nd->back;
+        if (nd->parent != FNP_NO_PARENT)
+            own[p->tree[nd->parent].func] -= (double)nd->ticks;
+    }
+    double ticks = 0, dict = 0;
+    for (size_t f = 0; f < nkeys; f++) {
+        ticks += own[f] > 0 ? own[f] : 0;
+        dict += p->funcs[f].st.tottime;
+    }
+    free(own);
+    double tree = ticks * p->tick_seconds;
+    /* The slack's ticks at the shorter of the trailer's tick and the one the dict implies:
+     * a tick made 1000 times longer must not widen the slack 1000 times. */
+    double unit = ticks > 0 && dict / ticks < p->tick_seconds ? dict / ticks : p->tick_seconds;
+    /* Within rounding: the same sums in another order for one run; for a merge, each run's
+     * ticks rescaled to the first's clock, to the nearest tick (a node's own time touches
+     * its ticks, its back and its children's ticks: under 2 ticks a node a run), and
+     * noise that one run's sum clamped at 0 and the merged one did not. */
+    double slack = 1e-6 * (tree > dict ? tree : dict) + 2.0 * (double)p->ntree * runs_of(p) * unit;
+    if (fabs(tree - dict) <= slack)
+        return 0;
+    return bad(&r,
+               "its tick of %.9g seconds makes the tree's own times add up to %.9g s, where the "
+               "dict's tottimes add up to %.9g s: the tick or the dict was changed",
+               p->tick_seconds, tree, dict);
 }

@@ -4,7 +4,9 @@
  * that checksums the dict it belongs to and the body, then the body in LEB128 numbers, the
  * varint of DWARF and protobuf: most counts fit in one or two bytes. The body starts with
  * the run's metadata, so a profile whose tree was lost (merged with CPython's) keeps it; a
- * memory profile's columns follow the nodes (version 3).
+ * memory profile's columns follow the nodes (version 3; 0 rows for a timing tree). The
+ * body's checksum covers the header too (version 4): tick_seconds multiplies every time a
+ * view shows, so a damaged one must not read as a valid file.
  */
 #include <errno.h>
 #include <string.h>
@@ -95,7 +97,8 @@ static void write_body(const struct fnp_profile *p, struct fnp_sink *b)
 {
     write_meta(p, b);
     if (p->tree_kind == FNP_TREE_NONE) {
-        /* Metadata alone: no thread, no node. */
+        /* Metadata alone: no thread, no node, no memory row. */
+        put_uleb(b, 0);
         put_uleb(b, 0);
         put_uleb(b, 0);
         return;
@@ -119,16 +122,28 @@ static void write_body(const struct fnp_profile *p, struct fnp_sink *b)
         put_sleb(b, n->back);
         put_uleb(b, n->flags);
     }
+    /* The memory columns (from version 3): none, or one row per node in their order. */
+    put_uleb(b, p->mem ? p->ntree : 0);
     if (!p->mem)
         return;
-    /* Version 3: the memory columns, one row per node in the nodes' order. */
-    put_uleb(b, p->ntree);
     for (size_t i = 0; i < p->ntree; i++) {
         put_uleb(b, p->mem[i].allocs);
         put_uleb(b, p->mem[i].frees);
         put_uleb(b, p->mem[i].freed);
         put_uleb(b, p->mem[i].peak);
     }
+}
+
+uint32_t fnp_tree_crc(const unsigned char *header, const void *body, size_t n)
+{
+    uint32_t version = (uint32_t)header[8] | (uint32_t)header[9] << 8 | (uint32_t)header[10] << 16 |
+                       (uint32_t)header[11] << 24;
+    uint32_t crc = 0;
+    if (version >= 4) {
+        crc = fnp_crc32(crc, header + 8, 24);
+        crc = fnp_crc32(crc, header + 36, 8);
+    }
+    return fnp_crc32(crc, body, n);
 }
 
 int fnp_profile_write_fn(struct fnp_sink *s, void *profile)
@@ -154,17 +169,18 @@ int fnp_profile_write(const struct fnp_profile *p, struct fnp_sink *s)
     }
     unsigned char h[FNP_TREE_HEADER];
     memcpy(h, FNP_TREE_MAGIC, 8);
-    put_le(h + 8, FNP_TREE_VERSION_OF(p), 4);
+    put_le(h + 8, FNP_TREE_VERSION, 4);
     put_le(h + 12, p->tree_kind, 4);
     put_le(h + 16, p->nfuncs, 4);
     put_le(h + 20, dict_crc, 4);
     put_le(h + 24, body.len, 8);
-    put_le(h + 32, fnp_crc32(0, body.buf, body.len), 4);
     /* A trailer without a tree has no ticks; 1 keeps the header's rule (> 0) for all. */
     double tick = p->tree_kind == FNP_TREE_NONE ? 1.0 : p->tick_seconds;
     uint64_t bits;
     memcpy(&bits, &tick, sizeof(bits));
     put_le(h + 36, bits, 8);
+    /* Last: it covers the fields above (version 4). */
+    put_le(h + 32, fnp_tree_crc(h, body.buf, body.len), 4);
     fnp_sink_write(s, h, sizeof(h));
     fnp_sink_write(s, body.buf, body.len);
     fnp_sink_free(&body);

@@ -1,6 +1,8 @@
 /* The cProfile model on hand-built calling-context forests, and profile merging. */
 #include <check.h>
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +168,35 @@ START_TEST(merge_sums_functions_and_edges)
 }
 END_TEST
 
+START_TEST(merge_saturates_counts_at_2_64_and_times_at_dbl_max)
+{
+    struct fnp_profile x, y;
+    fnp_profile_init(&x);
+    fnp_profile_init(&y);
+    uint32_t xa = fn(&x, "a"), xb = fn(&x, "b");
+    uint32_t ya = fn(&y, "a"), yb = fn(&y, "b");
+    int64_t ex = fnp_profile_edge(&x, xa, xb), ey = fnp_profile_edge(&y, ya, yb);
+    ck_assert_int_ge(ex, 0);
+    ck_assert_int_ge(ey, 0);
+    struct fnp_stats big = {UINT64_MAX - 1, UINT64_MAX, DBL_MAX / 4 * 3, DBL_MAX};
+    struct fnp_stats two = {2, 1, DBL_MAX / 2, 1.0};
+    x.funcs[xa].st = x.edges[ex].st = big;
+    y.funcs[ya].st = y.edges[ey].st = two;
+    ck_assert_int_eq(fnp_profile_merge(&x, &y), 0);
+    const struct fnp_stats *sums[] = {&x.funcs[xa].st, &x.edges[ex].st};
+    for (size_t i = 0; i < 2; i++) {
+        /* wrapping would give 0 calls (and UINT64_MAX - 1 + 2 = 0); adding past DBL_MAX, inf */
+        ck_assert_uint_eq(sums[i]->ncalls, UINT64_MAX);
+        ck_assert_uint_eq(sums[i]->pcalls, UINT64_MAX);
+        ck_assert(isfinite(sums[i]->tottime));
+        ck_assert_double_eq(sums[i]->tottime, DBL_MAX);
+        ck_assert_double_eq(sums[i]->cumtime, DBL_MAX);
+    }
+    fnp_profile_free(&x);
+    fnp_profile_free(&y);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("model");
@@ -177,6 +208,7 @@ int main(void)
     tcase_add_test(tc, bad_forest_is_rejected);
     tcase_add_test(tc, negative_self_time_reads_as_zero);
     tcase_add_test(tc, merge_sums_functions_and_edges);
+    tcase_add_test(tc, merge_saturates_counts_at_2_64_and_times_at_dbl_max);
     suite_add_tcase(s, tc);
     return fnp_check_run(s);
 }

@@ -217,6 +217,23 @@ START_TEST(merge_adds_paths_and_rescales_the_other_clock)
 }
 END_TEST
 
+START_TEST(merge_saturates_a_paths_calls_and_ticks)
+{
+    struct fnp_profile x, y;
+    struct fnp_tree_node tx[] = {{0, ROOT, UINT64_MAX - 1, UINT64_MAX - 5, 0, 0, 0}};
+    struct fnp_tree_node ty[] = {{0, ROOT, 3, 10, 0, 0, 0}};
+    make(&x, tx, 1, 1, 1e-9);
+    make(&y, ty, 1, 1, 1e-9);
+    ck_assert_int_eq(fnp_profile_merge(&x, &y), 0);
+    ck_assert_uint_eq(x.ntree, 1);
+    /* wrapped, they would be 1 call of 4 ticks */
+    ck_assert_uint_eq(x.tree[0].ncalls, UINT64_MAX);
+    ck_assert_uint_eq(x.tree[0].ticks, UINT64_MAX);
+    fnp_profile_free(&x);
+    fnp_profile_free(&y);
+}
+END_TEST
+
 START_TEST(merge_with_a_profile_without_tree_drops_the_tree)
 {
     struct fnp_profile x, y;
@@ -330,6 +347,30 @@ START_TEST(a_damaged_tree_is_refused_with_a_reason)
         buf[i] ^= 0x40;
         expect_refused(buf, s.len, "checksum");
     }
+    /* any bit of the header's fields changed: version 4's checksum covers them, the tick
+     * (36-43) included, which would multiply every time */
+    for (size_t i = at + 8; i < at + FNP_TREE_HEADER; i++) {
+        if (i >= at + 20 && i < at + 36)
+            continue; /* the dict's checksum, the length and the checksum say it themselves */
+        for (int bit = 0; bit < 8; bit++) {
+            memcpy(buf, s.buf, s.len);
+            buf[i] ^= (char)(1 << bit);
+            struct fnp_profile q;
+            fnp_profile_init(&q);
+            ck_assert_msg(fnp_pstats_read(&q, buf, s.len, NULL, 0) == -EINVAL,
+                          "header byte %zu bit %d changed, and the file still reads", i - at, bit);
+            fnp_profile_free(&q);
+        }
+    }
+    /* the tick, its checksum made right again (a writer that wrote it wrong): the dict */
+    memcpy(buf, s.buf, s.len);
+    double twice = 8e-10; /* the sample's 4e-10, doubled */
+    memcpy(buf + at + 36, &twice, 8);
+    uint32_t crc = fnp_tree_crc((unsigned char *)buf + at, buf + at + FNP_TREE_HEADER,
+                                s.len - at - FNP_TREE_HEADER);
+    for (int k = 0; k < 4; k++)
+        buf[at + 32 + k] = (char)(crc >> (8 * k));
+    expect_refused(buf, s.len, "the tick or the dict was changed");
     /* the dict changed under the tree (a name: the dict still reads) */
     memcpy(buf, s.buf, s.len);
     char *name = memmem(buf, at, "main", 4);
@@ -338,8 +379,8 @@ START_TEST(a_damaged_tree_is_refused_with_a_reason)
     expect_refused(buf, s.len, "dict");
     /* a newer version, an unknown unit, another dict's function count */
     memcpy(buf, s.buf, s.len);
-    buf[at + 8] = 4;
-    expect_refused(buf, s.len, "version 4");
+    buf[at + 8] = 5;
+    expect_refused(buf, s.len, "version 5");
     memcpy(buf, s.buf, s.len);
     buf[at + 12] = 9;
     expect_refused(buf, s.len, "unit");
@@ -392,7 +433,7 @@ static void craft(const struct fnp_profile *p, uint32_t version, uint32_t kind, 
     fnp_sink_memory(out);
     ck_assert_int_eq(fnp_pstats_write(p, out), 0);
     unsigned char h[FNP_TREE_HEADER];
-    double tick = 1e-9;
+    double tick = kind != FNP_TREE_TIME ? 1.0 : p->tick_seconds > 0 ? p->tick_seconds : 1e-9;
     uint64_t bits;
     memcpy(&bits, &tick, sizeof(bits));
     memcpy(h, FNP_TREE_MAGIC, 8);
@@ -401,8 +442,8 @@ static void craft(const struct fnp_profile *p, uint32_t version, uint32_t kind, 
     put_le(h + 16, p->nfuncs, 4);
     put_le(h + 20, fnp_crc32(0, out->buf, out->len), 4);
     put_le(h + 24, n, 8);
-    put_le(h + 32, fnp_crc32(0, body, n), 4);
     put_le(h + 36, bits, 8);
+    put_le(h + 32, fnp_tree_crc(h, body, n), 4);
     fnp_sink_write(out, h, sizeof(h));
     fnp_sink_write(out, body, n);
 }
@@ -495,8 +536,8 @@ END_TEST
 
 START_TEST(a_version_1_trailer_reads_without_metadata)
 {
-    /* Version 1 is version 2's body less the metadata count in front: a profile without
-     * metadata writes that count as one 0 byte. */
+    /* Version 1 is version 4's body less the metadata count in front and the memory rows'
+     * count at the end: a profile without metadata or memory writes each as one 0 byte. */
     struct fnp_profile p = sample();
     struct fnp_sink s, v1;
     write_file(&p, &s);
@@ -505,7 +546,8 @@ START_TEST(a_version_1_trailer_reads_without_metadata)
     fnp_pstats_write(&p, &d);
     size_t body = d.len + FNP_TREE_HEADER;
     ck_assert_int_eq(s.buf[body], 0);
-    craft(&p, 1, FNP_TREE_TIME, s.buf + body + 1, s.len - body - 1, &v1);
+    ck_assert_int_eq(s.buf[s.len - 1], 0);
+    craft(&p, 1, FNP_TREE_TIME, s.buf + body + 1, s.len - body - 2, &v1);
     struct fnp_profile q = load(&v1);
     ck_assert_uint_eq(q.tree_kind, FNP_TREE_TIME);
     ck_assert_uint_eq(q.ntree, p.ntree);
@@ -768,6 +810,7 @@ int main(void)
     tcase_add_test(tc, values_give_own_time_and_widths_children_fit_in);
     tcase_add_test(tc, merge_adds_paths_and_rescales_the_other_clock);
     tcase_add_test(tc, merge_with_a_profile_without_tree_drops_the_tree);
+    tcase_add_test(tc, merge_saturates_a_paths_calls_and_ticks);
     tcase_add_test(tc, a_written_tree_reads_back_the_same);
     tcase_add_test(tc, a_damaged_tree_is_refused_with_a_reason);
     tcase_add_test(tc, metadata_round_trips_in_order_and_bounded);

@@ -37,8 +37,8 @@ static inline unsigned char *fuzz_tree_file(const void *dict, size_t dict_len, u
     fuzz_put_le(h + 16, nfuncs, 4);
     fuzz_put_le(h + 20, fnp_crc32(0, dict, dict_len), 4);
     fuzz_put_le(h + 24, size, 8);
-    fuzz_put_le(h + 32, fnp_crc32(0, body, size), 4);
     fuzz_put_le(h + 36, bits, 8);
+    fuzz_put_le(h + 32, fnp_tree_crc(h, body, size), 4); /* covers the fields above */
     return file;
 }
 

@@ -88,7 +88,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct fnp_profile p;
     char why[512];
     fnp_profile_init(&p);
-    if (fnp_pstats_read(&p, file, len, why, sizeof(why)) == 0 && p.tree_kind != FNP_TREE_NONE) {
+    /* The dict, then the trailer by fnp_tree_read: a fuzzed tree is drawn without being held
+     * to this fixed dict's times (fnp_tree_check_dict refuses nearly all; fuzz_tree_read
+     * meets that check). */
+    if (fnp_pstats_read(&p, dict.buf, dict.len, why, sizeof(why)) == 0 &&
+        fnp_tree_read(&p, NFUNCS, file, dict.len, file + dict.len, len - dict.len, why,
+                      sizeof(why)) == 0 &&
+        p.tree_kind != FNP_TREE_NONE) {
         draw_all(&p, 0, 0);
         fnp_tree_clear(&p);
         CHECK(fnp_tree_from_edges(&p, 1e-5, 10000) == 0);

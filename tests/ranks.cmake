@@ -16,4 +16,11 @@ add_test(NAME e2e.ranks.launcher_names
                  ${CMAKE_C_COMPILER} $<TARGET_FILE:fnprof_shared>
                  ${CMAKE_CURRENT_BINARY_DIR}/ranks-launch)
 set_tests_properties(e2e.ranks.launcher_names PROPERTIES LABELS e2e)
+
+# fnprof merge of ranks' files: "ranks: 0-3" in place of the first file's "rank", lists of
+# merges joined, one rank's files kept as that rank; fnprof ranks and report read the sum.
+add_test(NAME ranks.merge_names_its_ranks
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/ranks/check_merge_ranks.py
+                 $<TARGET_FILE:fnprof> ${CMAKE_CURRENT_BINARY_DIR}/ranks-merge)
+set_tests_properties(ranks.merge_names_its_ranks PROPERTIES LABELS cli)
 # SPDX-License-Identifier: MIT

@@ -37,16 +37,21 @@ static void usage(FILE *out)
                  "Formats:\n");
     for (const struct fnp_view *v = fnp_views; v->name; v++)
         fprintf(out, "  %-11s %s\n", v->name, v->summary);
-    fprintf(out, "\n"
-                 "Options:\n"
-                 "  -t, --to FORMAT           the format to write (required)\n"
-                 "  -o, --output OUT          the file to write (default: standard output);\n"
-                 "                            with --to dot, OUT ending in .svg, .png or .pdf\n"
-                 "                            is drawn by graphviz's dot\n"
-                 "      --node-threshold PCT  dot: leave out functions under PCT%% of the\n"
-                 "                            total time (default 0.5)\n"
-                 "      --edge-threshold PCT  dot: leave out calls under PCT%% (default 0.1)\n"
-                 "  -h, --help                show this help\n");
+    fprintf(out,
+            "\n"
+            "Options:\n"
+            "  -t, --to FORMAT           the format to write (required)\n"
+            "  -o, --output OUT          the file to write (default: standard output);\n"
+            "                            with --to dot, OUT ending in .svg, .png or .pdf\n"
+            "                            is drawn by graphviz's dot\n"
+            "      --node-threshold PCT  dot: leave out functions under PCT%% of the\n"
+            "                            total time (default 0.5)\n"
+            "      --edge-threshold PCT  dot: leave out calls under PCT%% (default 0.1)\n"
+            "      --max-depth N         collapsed, speedscope, pprof: fold the calls\n"
+            "                            deeper than N frames into one frame\n"
+            "                            '[... M frames cut]' (default %d; 0: no cut)\n"
+            "  -h, --help                show this help\n",
+            FNP_VIEW_MAX_DEPTH);
 }
 
 struct job {
@@ -149,6 +154,18 @@ static const char *render_format(const char *path)
     return NULL;
 }
 
+/* A whole number of frames, 0 to UINT32_MAX. */
+static int parse_depth(const char *arg, uint32_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(arg, &end, 10);
+    if (errno || end == arg || *end || *arg == '-' || v > UINT32_MAX)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
 static int parse_percent(const char *arg, double *out)
 {
     char *end;
@@ -162,17 +179,19 @@ static int parse_percent(const char *arg, double *out)
 
 int fnp_cmd_convert(int argc, char **argv)
 {
-    enum { OPT_NODE = 256, OPT_EDGE };
+    enum { OPT_NODE = 256, OPT_EDGE, OPT_DEPTH };
     static const struct option opts[] = {
         {"to", required_argument, NULL, 't'},
         {"output", required_argument, NULL, 'o'},
         {"node-threshold", required_argument, NULL, OPT_NODE},
         {"edge-threshold", required_argument, NULL, OPT_EDGE},
+        {"max-depth", required_argument, NULL, OPT_DEPTH},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     struct job j = {.opts = {.node_threshold = 0.5, .edge_threshold = 0.1}};
     const char *to = NULL, *output = NULL;
+    uint32_t max_depth = FNP_VIEW_MAX_DEPTH;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":t:o:h", opts, NULL)) != -1) {
@@ -189,6 +208,11 @@ int fnp_cmd_convert(int argc, char **argv)
                               c == OPT_NODE ? &j.opts.node_threshold : &j.opts.edge_threshold))
                 return fnp_cli_usage_error("convert", "--%s wants a percentage from 0 to 100",
                                            c == OPT_NODE ? "node-threshold" : "edge-threshold");
+            break;
+        case OPT_DEPTH:
+            if (parse_depth(optarg, &max_depth))
+                return fnp_cli_usage_error("convert",
+                                           "--max-depth wants a number of frames (0: no cut)");
             break;
         case 'h':
             usage(stdout);
@@ -227,6 +251,7 @@ int fnp_cmd_convert(int argc, char **argv)
         j.dot = dot;
     }
     struct fnp_profile p;
+    struct fnp_view_cut cut = {0};
     fnp_profile_init(&p);
     j.p = &p;
     if (fnp_cli_load("convert", in, &p, NULL)) {
@@ -246,6 +271,25 @@ int fnp_cmd_convert(int argc, char **argv)
                       "older fnprof): the %s call paths are rebuilt from caller edges, "
                       "estimates",
                       in, to);
+    }
+    /* A view of call paths grows with the sum of the paths' depths (a chain of 1e5 calls
+     * is 5e9 frames of collapsed text): paths are cut at max_depth, which bounds it to
+     * max_depth + 1 frames a calling context, and says so (docs/convert.md). */
+    if (j.view->paths) {
+        int cerr = fnp_view_cut(&p, max_depth, &cut);
+        if (cerr) {
+            fnp_cli_error("convert", "%s: %s", in, strerror(-cerr));
+            rc = FNP_EXIT_FAILURE;
+            goto out;
+        }
+        j.p = &cut.view;
+        if (cut.cut)
+            fnp_cli_error("convert",
+                          "%s: note: %llu calling contexts deeper than %u frames (the deepest "
+                          "path has %u) folded into %zu '[... N frames cut]' frames; "
+                          "--max-depth changes the cut",
+                          in, (unsigned long long)cut.contexts, cut.max_depth, cut.deepest,
+                          cut.folds);
     }
     int err;
     if (output) {
@@ -270,6 +314,7 @@ int fnp_cmd_convert(int argc, char **argv)
     }
 out:
     free(dot);
+    fnp_view_cut_free(&cut);
     fnp_profile_free(&p);
     return rc;
 }

@@ -13,7 +13,8 @@
  * view merges neighbouring stacks into one frame per context. Contexts whose own value
  * rounds to 0 get no sample: they add no width, and their children's stacks still
  * pass through them. The price of the format: a sample repeats its whole path, so the
- * file grows with the sum of the contexts' depths.
+ * file grows with the sum of the contexts' depths; fnprof convert cuts paths at
+ * --max-depth (views/depth_cut.c) to keep it O(contexts x cut).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -27,6 +27,8 @@ struct fnp_view {
     const char *summary; /* one line for --help */
     int needs_tree;      /* draws call paths (rebuilt from edges when the file has no tree) */
     int binary;          /* not text: never written to a terminal */
+    int paths;           /* writes each context's whole path: output grows with the sum of the
+                            paths' depths, so the command cuts them (fnp_view_cut) */
     int (*write)(const struct fnp_profile *p, const struct fnp_view_opts *o, struct fnp_sink *s);
 };
 
@@ -47,6 +49,38 @@ int fnp_view_flamegraph(const struct fnp_profile *p, const struct fnp_view_opts 
 int fnp_view_dot(const struct fnp_profile *p, const struct fnp_view_opts *o, struct fnp_sink *s);
 int fnp_view_pprof(const struct fnp_profile *p, const struct fnp_view_opts *o, struct fnp_sink *s);
 int fnp_view_html(const struct fnp_profile *p, const struct fnp_view_opts *o, struct fnp_sink *s);
+
+/* ---- depth_cut.c: paths of at most max_depth frames ----------------------------------- */
+
+/* The default of fnprof convert --max-depth (docs/convert.md): perf keeps 127 frames of a
+ * stack and Go's pprof 128; twice that leaves deep recursion room and bounds a path view
+ * to 257 frames a context. */
+#define FNP_VIEW_MAX_DEPTH 256
+
+struct fnp_view_cut {
+    /* The profile to draw: p itself (a shallow copy) when nothing was cut, else p with a
+     * tree of its own and the label functions after p's. Borrows p's other arrays: valid
+     * while p is, and until fnp_view_cut_free. */
+    struct fnp_profile view;
+    uint32_t max_depth;
+    uint32_t deepest;  /* frames of p's deepest path */
+    int cut;           /* view has a tree of its own */
+    size_t folds;      /* fold frames made: the cut's parents */
+    uint64_t contexts; /* calling contexts folded into them */
+    int own_funcs;
+    size_t first_label; /* view.funcs[first_label, nfuncs): the labels, names owned */
+};
+
+/*
+ * p's tree with every calling context deeper than max_depth frames folded, with its
+ * subtree, into one frame per parent at the cut: ('~', 0, '[... N frames cut]'), N the
+ * frames of the deepest path folded there, its own value the folded subtrees' inclusive
+ * value and its calls theirs. Totals, and everything above the cut, stay exact; a view's
+ * paths are then at most max_depth + 1 frames. max_depth 0: no cut. O(nodes). Returns 0 or
+ * -ENOMEM; c->view is what to draw; free with fnp_view_cut_free (also after an error).
+ */
+int fnp_view_cut(const struct fnp_profile *p, uint32_t max_depth, struct fnp_view_cut *c);
+void fnp_view_cut_free(struct fnp_view_cut *c);
 
 /* ---- labels.c: what views call functions and values --------------------------------- */
 

@@ -321,7 +321,7 @@ def check_merge_meta(fnprof, datadir):
 
 def check_tree_versions(fnprof, tmp, merge):
     """Trees with and without metadata: a version 1 file (fnptree.py writes it) reads in
-    fnprof and in fnptree.py; fnprof writes version 2, with the metadata, back."""
+    fnprof and in fnptree.py; fnprof writes version 4, with the metadata, back."""
     keys = [('/src/m.c', 1, 'main'), ('/src/m.c', 5, 'f')]
     tree = fnptree.build(fnptree.KIND_TIME, 1e-9, ['thread 1'], keys,
                          [(0, None, 0, 1, 1000), (1, 0, 0, 3, 600)])
@@ -344,7 +344,7 @@ def check_tree_versions(fnprof, tmp, merge):
     with open(out, 'rb') as f:
         data = f.read()
     _, got, meta = fnptree.read_all(out)
-    if data[data.rindex(fnptree.MAGIC) + 8] != 2 or got is None or paths(got) != paths(tree) \
+    if data[data.rindex(fnptree.MAGIC) + 8] != 4 or got is None or paths(got) != paths(tree) \
             or meta:
         fail('merge of a version 1 file: %r, metadata %r' % (got and paths(got), meta))
     out = merge('tree-v2-v1.prof', files[2], files[1])

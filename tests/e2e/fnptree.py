@@ -2,8 +2,8 @@
 """An independent reader of the calling-context tree fnprof keeps after the pstats dict.
 
 Written from docs/tree-format.md, not from profile/tree_read.c, so that the tests compare
-two readings of the format (versions 1 to 3: 2 adds the run's metadata, 3 a memory
-profile's columns). Also rebuilds cProfile's
+two readings of the format (versions 1 to 4: 2 adds the run's metadata, 3 a memory
+profile's columns, 4 a checksum over the header's fields and the body). Also rebuilds cProfile's
 numbers from the tree, as a second derivation beside profile/model.c, and writes made-up
 profiles for the views' tests (build, encode):
 
@@ -21,7 +21,7 @@ import zlib
 
 MAGIC = b"FNPTREE\n"
 HEADER = 44
-VERSIONS = (1, 2, 3)
+VERSIONS = (1, 2, 3, 4)
 KIND_NONE, KIND_TIME, KIND_CALLS = 0, 1, 2  # KIND_NONE: metadata alone (version 2)
 MAX_META, MAX_META_KEY, MAX_META_VALUE = 4096, 256, 4096
 PROCESS_KEY = ("~", 0, "<process>")
@@ -130,6 +130,16 @@ def _text(body, pos, least, most, what):
     return raw.decode("utf-8", "replace"), pos + n
 
 
+def checksum(header, body):
+    """The field at offset 32: from version 4, the CRC-32 of the header's bytes 8-31 and
+    36-43 (every field but the magic and the checksum), then of the body; before, of the
+    body alone."""
+    crc = 0
+    if struct.unpack_from("<I", header, 8)[0] >= 4:
+        crc = zlib.crc32(header[36:44], zlib.crc32(header[8:32]))
+    return zlib.crc32(body, crc)
+
+
 def parse(stats, dict_bytes, trailer):
     """The trailer as a Tree; a trailer of metadata alone is a Tree of kind KIND_NONE."""
     if len(trailer) < HEADER or trailer[:8] != MAGIC:
@@ -150,8 +160,10 @@ def parse(stats, dict_bytes, trailer):
     body = trailer[HEADER:]
     if body_len != len(body):
         raise TreeError("%d body bytes announced, %d present" % (body_len, len(body)))
-    if body_crc != zlib.crc32(body):
+    if body_crc != checksum(trailer[:HEADER], body):
         raise TreeError("body checksum")
+    if kind != KIND_TIME and tick_seconds != 1.0:
+        raise TreeError("a tick of %r seconds for kind %d" % (tick_seconds, kind))
     pos = 0
     meta = []
     if version >= 2:
@@ -261,7 +273,8 @@ def encode(stats, tree, meta=None, version=2):
     """The bytes of a profile file: stats marshalled, then tree (whose keys are stats keys)
     as the trailer docs/tree-format.md lays out, with meta ([(key, value)], str or bytes;
     default tree.meta). tree None: a trailer of metadata alone (kind 0). version 1 writes
-    no metadata; version 3 the nodes' memory columns (node.mem), all of them or none. Thread names may be str or bytes."""
+    no metadata; version 3 (and 4, whose checksum covers the header too) the nodes' memory
+    columns (node.mem), all of them or none. Thread names may be str or bytes."""
     dict_bytes = marshal.dumps(stats)
     position = {k: i for i, k in enumerate(stats)}
     if meta is None:
@@ -296,7 +309,8 @@ def encode(stats, tree, meta=None, version=2):
             for v in row:
                 _put_uleb(v, body)
     head = MAGIC + struct.pack("<IIIIQId", version, tree.kind, len(stats), zlib.crc32(dict_bytes),
-                               len(body), zlib.crc32(bytes(body)), tree.tick_seconds)
+                               len(body), 0, tree.tick_seconds)
+    head = head[:32] + struct.pack("<I", checksum(head, bytes(body))) + head[36:]
     return dict_bytes + head + bytes(body)
 
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""fnprof convert on bad input: a tree cut short or damaged, a missing file, an unwritable
-output, a bad format. Each gives one 'fnprof: convert:' line on stderr, the right exit
-status (1 failure, 2 usage) and no output file, for every format."""
+"""fnprof convert on bad input: a tree cut short or damaged, its tick_seconds damaged (under
+version 4's checksum; in an older file, against the dict's times), a missing file, an
+unwritable output, a bad format. Each gives one 'fnprof: convert:' line on stderr, the right
+exit status (1 failure, 2 usage) and no output file, for every format."""
 import os
+import struct
 import subprocess
 import sys
 
@@ -30,9 +32,32 @@ def main():
     flipped = os.path.join(w, "flipped.prof")
     with open(flipped, "wb") as f:
         f.write(good[:-3] + bytes([good[-3] ^ 0x10]) + good[-2:])
-    for bad, why in ((cut, "cut short"), (flipped, "checksum")):
+    # tick_seconds, which multiplies every time a view shows: a bit of its exponent flipped
+    # (2^4 = 16 times the tick), and an older version's file (no checksum over the header)
+    # written with a tick 1000 times too long, its checksum right.
+    at = good.rindex(viewlib.fnptree.MAGIC)
+    tick_flip = os.path.join(w, "tick-flipped.prof")
+    with open(tick_flip, "wb") as f:
+        f.write(good[:at + 42] + bytes([good[at + 42] ^ 0x01]) + good[at + 43:])
+    stats, tree, meta = viewlib.fnptree.read_all(os.path.join(a.workdir, "paths.prof"))
+    old = os.path.join(w, "v3.prof")
+    with open(old, "wb") as f:
+        f.write(viewlib.fnptree.encode(stats, tree, meta, version=3))
+    rc, _, err = run(a.fnprof, old, "--to", "collapsed", "-o", os.path.join(w, "v3.txt"))
+    v.check(rc == 0 and not err, "a version 3 file with its own tick: exit %d, %r" % (rc, err))
+    tree.tick_seconds *= 1000
+    tick_old = os.path.join(w, "tick-v3.prof")
+    data = viewlib.fnptree.encode(stats, tree, meta, version=3)
+    with open(tick_old, "wb") as f:
+        f.write(data)
+    v.check(struct.unpack_from("<I", data, data.rindex(viewlib.fnptree.MAGIC) + 8)[0] == 3,
+            "%s is not a version 3 file" % tick_old)
+    for bad, why in ((cut, "cut short"), (flipped, "checksum"), (tick_flip, "checksum"),
+                     (tick_old, "the tick or the dict was changed")):
         for fmt in FORMATS:
             out = os.path.join(w, "out." + fmt)
+            if os.path.exists(out):
+                os.unlink(out)  # an earlier run's
             rc, _, err = run(a.fnprof, bad, "--to", fmt, "-o", out)
             v.check(rc == 1, "%s --to %s: exit %d" % (bad, fmt, rc))
             v.check(err.count("\n") == 1 and err.startswith("fnprof: convert: " + bad + ": ")

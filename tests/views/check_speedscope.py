@@ -319,7 +319,8 @@ def self_check(v, doc, stats, tree):
 
 def edge_cases(v, a):
     """Made-up trees: names with any character, an empty tree, one name in two files, a
-    deep chain, a random tree of 20k nodes in 4 threads; and the time for 200k nodes."""
+    deep chain (uncut: --max-depth 0; check_deep.py checks the cut), a random tree of 20k
+    nodes in 4 threads; and the time for 200k nodes."""
     synth_dir = os.path.join(a.workdir, "speedscope-synth")
     os.makedirs(synth_dir, exist_ok=True)
     for name, make in (("odd", synth.odd_names), ("empty", synth.empty),
@@ -328,7 +329,7 @@ def edge_cases(v, a):
         prof = os.path.join(synth_dir, name + ".prof")
         make(prof)
         out = os.path.join(synth_dir, name + ".json")
-        viewlib.convert(a.fnprof, prof, "speedscope", out)
+        viewlib.convert(a.fnprof, prof, "speedscope", out, ["--max-depth", "0"])
         with open(out, encoding="utf-8") as f:
             doc = json.load(f)
         stats, tree = fnptree.read(prof)
