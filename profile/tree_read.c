@@ -359,6 +359,8 @@ static double runs_of(const struct fnp_profile *p)
     return n >= 1 ? n : 1;
 }
 
+#define HUGE_TICKS (UINT64_C(1) << 62)
+
 int fnp_tree_check_dict(const struct fnp_profile *p, size_t nkeys, size_t off, char *why,
                         size_t whylen)
 {
@@ -366,24 +368,31 @@ int fnp_tree_check_dict(const struct fnp_profile *p, size_t nkeys, size_t off, c
     if (p->tree_kind == FNP_TREE_NONE || !p->ntree || nkeys > p->nfuncs)
         return 0;
     /* A function's tottime is the sum of its nodes' own ticks (ticks less back less the
-     * children's ticks), 0 when that sum is negative (clock noise), times tick_seconds
-     * (model.c). In doubles: no sum wraps. */
-    double *own = calloc(nkeys ? nkeys : 1, sizeof(*own));
+     * children's ticks), 0 when that sum is negative (clock noise), times tick_seconds.
+     * Summed as model.c sums them, in 64 bits that wrap: a crafted snapshot's wrapped sums
+     * are what its dict was made from. */
+    int64_t *own = calloc(nkeys ? nkeys : 1, sizeof(*own));
     if (!own)
         return -ENOMEM;
     for (size_t i = 0; i < p->ntree; i++) {
         const struct fnp_tree_node *nd = &p->tree[i];
-        if (nd->ticks == UINT64_MAX || nd->func >= nkeys) {
+        /* Saturated, or past 2^62 ticks (146 years at 1 ns: no real run, only crafted or
+         * merged-past-2^64 files), where 64-bit sums wrap in one place and saturate in
+         * another: the dict holds more than the tree can say. */
+        uint64_t back = nd->back < 0 ? 0 - (uint64_t)nd->back : (uint64_t)nd->back;
+        if (nd->ticks >= HUGE_TICKS || back >= HUGE_TICKS || nd->func >= nkeys) {
             free(own);
-            return 0; /* saturated: the dict holds more than the tree can */
+            return 0;
         }
-        own[nd->func] += (double)nd->ticks - (double)nd->back;
-        if (nd->parent != FNP_NO_PARENT)
-            own[p->tree[nd->parent].func] -= (double)nd->ticks;
+        own[nd->func] = (int64_t)((uint64_t)own[nd->func] + nd->ticks - nd->back);
+        if (nd->parent != FNP_NO_PARENT) {
+            int64_t *up = &own[p->tree[nd->parent].func];
+            *up = (int64_t)((uint64_t)*up - nd->ticks);
+        }
     }
     double ticks = 0, dict = 0;
     for (size_t f = 0; f < nkeys; f++) {
-        ticks += own[f] > 0 ? own[f] : 0;
+        ticks += own[f] > 0 ? (double)own[f] : 0;
         dict += p->funcs[f].st.tottime;
     }
     free(own);

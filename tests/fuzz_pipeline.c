@@ -20,6 +20,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -238,11 +239,28 @@ static void merge_with_itself(const struct fnp_profile *x, const void *bytes, si
         stats_doubled(&x->funcs[i].st, &sum.funcs[i].st);
     for (size_t i = 0; i < x->nedges; i++)
         stats_doubled(&x->edges[i].st, &sum.edges[i].st);
-    /* A tree merged with itself: every path pairs with itself (sums of ticks wrap). */
+    /* A tree merged with itself: every path pairs with itself, its calls doubled up to
+     * 2^64 - 1 (a path's calls saturate as the functions' do). */
     CHECK(sum.tree_kind == x->tree_kind && sum.ntree == x->ntree);
-    for (size_t i = 0; i < x->ntree; i++)
+    for (size_t i = 0; i < x->ntree; i++) {
+        uint64_t n = x->tree[i].ncalls, twice = n > UINT64_MAX / 2 ? UINT64_MAX : 2 * n;
         CHECK(sum.tree[i].func == x->tree[i].func && sum.tree[i].parent == x->tree[i].parent &&
-              sum.tree[i].ncalls == 2 * x->tree[i].ncalls);
+              sum.tree[i].ncalls == twice);
+    }
+
+    /* As fnprof merge does: the runs the sum holds, which widen the reader's check of the
+     * tick against the dict (each run may round its ticks, tree_read.c). */
+    const char *had = fnp_profile_meta(x, "merged");
+    unsigned long long runs =
+        had && *had && strspn(had, "0123456789") == strlen(had) && strlen(had) <= 7
+            ? strtoull(had, NULL, 10)
+            : 1;
+    char count[24];
+    snprintf(count, sizeof(count), "%llu", 2 * (runs ? runs : 1));
+    if (fnp_profile_set_meta(&sum, "merged", count)) {
+        fnp_profile_free(&sum);
+        return; /* the metadata is full: fnprof merge refuses such a sum too */
+    }
 
     struct fnp_sink out;
     fnp_sink_memory(&out);
