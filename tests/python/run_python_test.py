@@ -5,6 +5,7 @@ on pure Python, against counts derived from the loops on mixed Python and C, and
 thread. Run with the interpreter the build found; PYTHONPATH names the build's package.
 
 usage: run_python_test.py CASE BUILD_DIR
+       run_python_test.py --skip REASON CASE BUILD_DIR   (the interpreter is missing)
 """
 import marshal
 import os
@@ -14,6 +15,10 @@ import sys
 import sysconfig
 import tempfile
 import importlib.machinery
+
+if sys.argv[1] == "--skip":
+    print("SKIP:", sys.argv[2])
+    sys.exit(77)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGS = os.path.join(HERE, "progs")
@@ -61,6 +66,29 @@ def compare(want, got, what):
         fail("%s: %d functions differ\n%s" % (what, len(bad), "\n".join(bad)))
 
 
+def program_view(stats, oracle):
+    """The program's own functions (those of pure.py, by base name) with every number, and
+    the builtins they call with their edges from them only: a builtin's totals include the
+    profilers' own calls of it. Keys with pure.py's path shortened to its base name."""
+    def short(k):
+        return ("pure.py",) + k[1:] if os.path.basename(k[0]) == "pure.py" else k
+
+    stats = {short(k): (v[0], v[1], v[2], v[3], {short(c): e for c, e in v[4].items()})
+             for k, v in stats.items()}
+    oracle = {short(k): v for k, v in oracle.items()}
+    mine = {k for k in oracle if k[0] == "pure.py"}
+    called = {k for k, v in oracle.items() if k[0] == "~" and any(x in mine for x in v[4])}
+
+    def keep(k):
+        return k in mine or k in called or k[0] == "pure.py"
+
+    out = counts(stats, keep)
+    for k, (cc, nc, callers) in out.items():
+        if k[0] == "~":
+            out[k] = (None, None, callers)
+    return out
+
+
 def case_pure(tmp):
     """Every function of the program and every builtin it calls: calls, primitive calls
     and caller edges equal cProfile's."""
@@ -69,27 +97,31 @@ def case_pure(tmp):
     run(["-m", "cProfile", "-o", "c.prof", "pure.py"], tmp)
     run(["-m", "fnprof", "-o", "f.prof", "pure.py"], tmp)
     c, f = load(os.path.join(tmp, "c.prof")), load(os.path.join(tmp, "f.prof"))
-    mine = {k for k in c if k[0] == "pure.py"}
-    # the builtins the program calls itself (not the profilers' own)
-    called = {k for k, v in c.items() if k[0] == "~" and any(x in mine for x in v[4])}
-
-    def keep(k):
-        return k in mine or k in called or (k[0] == "pure.py")
-
-    # a builtin's totals include the profilers' own calls of it: its edges from the
-    # program are compared, and every number of the program's own functions
-    def program_only(stats):
-        out = counts(stats, keep)
-        for k, (cc, nc, callers) in out.items():
-            if k[0] == "~":
-                out[k] = (None, None, callers)
-        return out
-
-    want, got = program_only(c), program_only(f)
+    want, got = program_view(c, c), program_view(f, c)
     if len(want) < 25:
         fail("the oracle saw only %d functions" % len(want))
     compare(want, got, "pure")
     print("pure: %d functions and builtins equal cProfile's" % len(want))
+
+
+def case_together(tmp):
+    """3.12+: cProfile (sys.monitoring's profiler id) inside python3 -m fnprof (an id of its
+    own), profiling the same run: each profile equals cProfile's alone."""
+    if sys.version_info < (3, 12):
+        print("SKIP: Python %d.%d has one profile hook per thread: cProfile and fnprof "
+              "cannot share it (3.12+ only)" % sys.version_info[:2])
+        sys.exit(77)
+    shutil.copy(os.path.join(PROGS, "pure.py"), tmp)
+    shutil.copy(os.path.join(PROGS, "together.py"), tmp)
+    run(["-m", "cProfile", "-o", "alone.prof", "pure.py"], tmp)
+    run(["-m", "fnprof", "-o", "f.prof", "together.py", "c.prof"], tmp)
+    alone = load(os.path.join(tmp, "alone.prof"))
+    want = program_view(alone, alone)
+    for name in ("c.prof", "f.prof"):
+        compare(want, program_view(load(os.path.join(tmp, name)), alone),
+                "together: %s against cProfile alone" % name)
+    print("together: cProfile and fnprof, in one run, each equal cProfile alone "
+          "(%d functions)" % len(want))
 
 
 def build_mixed(tmp, link):
@@ -187,7 +219,11 @@ def main():
     case = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="fnprof-py-")
     try:
-        globals()["case_" + case](tmp)
+        fn = globals().get("case_" + case)
+        if fn is None:
+            print("SKIP: no case %s yet" % case)
+            sys.exit(77)
+        fn(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
