@@ -35,6 +35,31 @@ def dump(path=None):
     _fnprof.dump(None if path is None else os.fspath(path))
 
 
+# A child of multiprocessing's fork start method ends with os._exit, which writes nothing
+# (docs/processes.md: no code of the process runs); its bootstrap runs the after-fork
+# callbacks of multiprocessing.util, then, when the target returns, the finalizers.
+# The last finalizer writes the child's profile where its exit would have: PROF_OUTPUT.<pid>.
+# A child of os.fork itself exits through the runtime's exit as a C program's does.
+def _forked_child():
+    util = sys.modules.get("multiprocessing.util")
+    if util is not None and os.environ.get("PROF_OUTPUT"):
+        util.register_after_fork(_forked_child, _multiprocessing_child)
+
+
+def _multiprocessing_child(_):
+    sys.modules["multiprocessing.util"].Finalize(None, _write_child, exitpriority=-(1 << 30))
+
+
+def _write_child():
+    try:
+        _fnprof.dump(None)
+    except (OSError, RuntimeError) as exc:
+        print("fnprof: the multiprocessing child's profile: %s" % exc, file=sys.stderr)
+
+
+os.register_at_fork(after_in_child=_forked_child)
+
+
 # threading.setprofile outside the hooks' time, so that it is no call of the profile.
 def _enable():
     if sys.version_info < (3, 12):

@@ -215,6 +215,26 @@ def case_report(tmp):
     print("report: printed as cProfile prints it; exit status kept")
 
 
+def case_fork(tmp):
+    """os.fork and multiprocessing (fork) children write PROF_OUTPUT.<pid> (the latter ends
+    with os._exit: the package writes it from multiprocessing's last finalizer); the
+    parent's file holds the parent's calls only."""
+    shutil.copy(os.path.join(PROGS, "fork.py"), tmp)
+    run(["-m", "fnprof", "-o", "out.prof", "fork.py"], tmp)
+
+    def work(path):
+        s = load(path)
+        return {k[2]: v[1] for k, v in s.items() if k[2].endswith("_work") or k[2] == "in_mp"}
+
+    got = sorted((work(os.path.join(tmp, n)) for n in os.listdir(tmp)
+                  if n.startswith("out.prof.")), key=str)
+    want = sorted([{"child_work": 5}, {"in_mp": 1, "pool_work": 7}], key=str)
+    if got != want or work(os.path.join(tmp, "out.prof")) != {"parent_work": 3}:
+        fail("fork: children %s (want %s), parent %s" % (got, want,
+                                                         work(os.path.join(tmp, "out.prof"))))
+    print("fork: os.fork's and multiprocessing's children each wrote their own profile")
+
+
 def main():
     case = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="fnprof-py-")
