@@ -14,7 +14,27 @@ import sys
 import tempfile
 import threading
 
-from . import _fnprof
+
+def _command_parent():
+    """Whether this is python3 -m fnprof's own process, which re-runs the program in a
+    child (fnprof/__main__.py) and must record nothing itself."""
+    argv = getattr(sys, "orig_argv", [])
+    return "_FNPROF_PYTHON_CHILD" not in os.environ and \
+        any(a == "-m" and b == "fnprof" for a, b in zip(argv, argv[1:]))
+
+
+# _fnprof loads libfnprof.so, whose start reads PROF_*: in the command's own process they
+# are the child's (PROF_MEMORY would track this process's allocations and say it cannot
+# see them all), so the library loads without them.
+if _command_parent():
+    _hidden = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("PROF_")}
+    try:
+        from . import _fnprof
+    finally:
+        os.environ.update(_hidden)
+        del _hidden
+else:
+    from . import _fnprof
 
 __all__ = ["Profile", "region", "step", "pause", "resume", "reset", "dump", "add_metadata",
            "run", "runctx"]

@@ -235,6 +235,82 @@ def case_fork(tmp):
     print("fork: os.fork's and multiprocessing's children each wrote their own profile")
 
 
+def run_controls(tmp, env, *args):
+    shutil.copy(os.path.join(PROGS, "controls.py"), tmp)
+    return run(["-m", "fnprof", "-o", "out.prof", "controls.py"] + list(args), tmp,
+               env=dict(ENV, **env))
+
+
+def own_calls(path):
+    """{name: calls} of controls.py's functions in the profile at path."""
+    return {k[2]: v[1] for k, v in load(path).items() if k[0].endswith("controls.py")}
+
+
+def case_trace(tmp):
+    """PROF_TRACE: the timeline holds the Python functions, with their calls."""
+    import json
+    run_controls(tmp, {"PROF_TRACE": "t.json"})
+    events = json.load(open(os.path.join(tmp, "t.json")))["traceEvents"]
+    names = [e.get("name") for e in events if e.get("ph") in ("X", "B")]
+    for name, n in (("main", 1), ("big_alloc", 3), ("step_work", 6), ("kept", 4)):
+        if names.count(name) != n:
+            fail("trace: %s %d times, want %d (names: %s)" % (name, names.count(name), n,
+                                                             sorted(set(names))))
+    print("trace: the timeline names the Python calls")
+
+
+def case_memory(tmp):
+    """PROF_MEMORY: the bytes malloc gave are charged to the Python frame that asked (a
+    bytearray of 1 MiB goes to malloc; small objects stay in pymalloc's arenas), and the
+    command's own process says nothing about the allocator."""
+    r = run_controls(tmp, {"PROF_MEMORY": "m.prof"})
+    s = load(os.path.join(tmp, "m.prof"))
+    big = [v for k, v in s.items() if k[2] == "big_alloc"]
+    if len(big) != 1 or big[0][1] != 3 or not 3 << 20 <= big[0][2] < (3 << 20) + 4096:
+        fail("memory: big_alloc %s, want 3 calls and 3 MiB of its own" % big)
+    if "PROF_MEMORY" in r.stderr:
+        fail("memory: a line about the allocator: %s" % r.stderr)
+    print("memory: big_alloc's 3 MiB charged to it")
+
+
+def case_schedule(tmp):
+    """PROF_SCHEDULE with fnprof.step(): step 0 paused, 1 warmup, 2-3 the first cycle; the
+    second cycle is still active at exit."""
+    run_controls(tmp, {"PROF_SCHEDULE": "wait=1,warmup=1,active=2"})
+    got = [own_calls(os.path.join(tmp, "out.prof.cycle%d" % n)) for n in (1, 2)]
+    want = [{"step_work": 2}, {"skipped": 4, "kept": 4}]
+    if got != want:
+        fail("schedule: cycles %s, want %s" % (got, want))
+    print("schedule: fnprof.step() drives the cycles")
+
+
+def case_dump_signal(tmp):
+    """PROF_DUMP_SIGNAL=USR2: the dump holds what came before the signal, the exit's all."""
+    run_controls(tmp, {"PROF_DUMP_SIGNAL": "USR2"}, "sig.prof")
+    before, end = own_calls(os.path.join(tmp, "sig.prof")), own_calls(
+        os.path.join(tmp, "out.prof"))
+    if before.get("kept") != 4 or "after_signal" in before or end.get("after_signal") != 1:
+        fail("dump_signal: at the signal %s, at exit %s" % (before, end))
+    print("dump_signal: the signal's dump and the exit's")
+
+
+def case_filter(tmp):
+    """PROF_FILTER: name and file patterns match Python functions and builtins; what they
+    leave out is as if not profiled (its callees hang from its caller)."""
+    with open(os.path.join(tmp, "f.filt"), "w") as f:
+        f.write("SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE skipped <built-in\\ method\\ builtins.*>\n"
+                "SCOREP_REGION_NAMES_END\nSCOREP_FILE_NAMES_BEGIN\n  EXCLUDE */threading.py\n"
+                "SCOREP_FILE_NAMES_END\n")
+    run_controls(tmp, {"PROF_FILTER": "f.filt"})
+    s = load(os.path.join(tmp, "out.prof"))
+    left = [k for k in s if k[2] == "skipped" or k[2].startswith("<built-in method builtins.")
+            or k[0].endswith("/threading.py")]
+    calls = own_calls(os.path.join(tmp, "out.prof"))
+    if left or calls.get("kept") != 4:
+        fail("filter: left in %s; kept %s" % (left, calls.get("kept")))
+    print("filter: Python names, builtins and files left out")
+
+
 def main():
     case = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="fnprof-py-")
