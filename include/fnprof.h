@@ -144,7 +144,8 @@ FNPROF_API int fnprof_add_metadata(const char *key, const char *value);
  *
  * fnprof_frame_key interns (file, line, name) by value (the strings are copied) and
  * returns its key, the same for the same three for the life of the process, so that the
- * caller caches it; 0 when there is no room (it shares the regions' 65,536) or memory.
+ * caller caches it; 0 when there is no room (it shares the regions' 65,536) or memory,
+ * or when PROF_FILTER leaves (file, name) out (docs/filter.md).
  * fnprof_frame_enter and fnprof_frame_exit push and pop a frame of that key (key 0: no-op);
  * an exit of a frame not open on the thread (entered before recording began) is ignored.
  * fnprof_frame_unwind closes the frames of the language open above the innermost native

@@ -50,13 +50,16 @@ static const char *utf8(PyObject *s)
 
 /* ---- keys ---------------------------------------------------------------------------- */
 
+/* A code object's extra slot when it has no key (PROF_FILTER leaves it out, or the table
+ * is full): kept, so that its calls do not ask again. */
+static char no_key;
+
 static uintptr_t intern_code(PyCodeObject *co)
 {
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     uintptr_t key = fnprof_frame_key(utf8(co->co_filename), co->co_firstlineno, utf8(co->co_name));
-    if (key)
-        code_set_extra((PyObject *)co, extra_index, (void *)key);
+    code_set_extra((PyObject *)co, extra_index, key ? (void *)key : &no_key);
     PyErr_Clear();
     PyErr_Restore(type, value, tb);
     return key;
@@ -69,6 +72,8 @@ static inline uintptr_t code_key(PyCodeObject *co)
         PyErr_Clear();
         extra = NULL;
     }
+    if (extra == &no_key)
+        return 0;
     return extra ? (uintptr_t)extra : intern_code(co);
 }
 
@@ -162,10 +167,11 @@ static uintptr_t intern_builtin(PyCFunctionObject *fn, size_t j)
     PyErr_Fetch(&type, &value, &tb);
     PyObject *name = builtin_name(fn);
     uintptr_t key = name ? fnprof_frame_key("~", 0, utf8(name)) : 0;
+    int named = name != NULL;
     Py_XDECREF(name);
     PyErr_Clear();
     PyErr_Restore(type, value, tb);
-    if (key) {
+    if (named) { /* key 0 kept too: left out by PROF_FILTER, or no room */
         builtins[j].ml = fn->m_ml;
         builtins[j].key = key;
         builtins_count++;

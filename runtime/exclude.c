@@ -5,9 +5,10 @@
  * The verdict is taken once, at load, before anything is recorded: every function of every
  * loaded object that calls the hooks is named by the symbolizer (as the profile will name
  * it) and run through the filter; the addresses left out form one sorted array, read-only
- * afterwards, so the hooks' cold paths search it without a lock, from a signal handler
- * too. An excluded function then behaves as if it were not instrumented: its enter and exit
- * push and pop nothing (cct.c, hooks.c), its time stays in its caller's own time, and what
+ * afterwards (an interpreter's frames are judged by name when fnprof_frame_key makes their
+ * keys: an excluded one gets none), so the hooks' cold paths search it without a lock, from a
+ * signal handler too. An excluded function then behaves as if it were not instrumented: its enter
+ * and exit push and pop nothing (cct.c, hooks.c), its time stays in its caller's own time, and what
  * it calls hangs from its caller. Objects loaded later by dlopen are not filtered.
  */
 #include <dlfcn.h>
@@ -26,6 +27,14 @@
 int fnp_exclude_on;
 static uintptr_t *excluded; /* runtime addresses, sorted */
 static size_t nexcluded;
+/* Kept for the frames of an interpreter (fnprof_frame_key), which are named as they come:
+ * read-only once set. */
+static struct fnp_filter *frames_filter;
+
+int fnp_exclude_frame(const char *file, const char *name)
+{
+    return frames_filter && fnp_filter_excludes(frames_filter, file, name, name);
+}
 
 FNP_NOINSTR int fnp_exclude_has(uintptr_t addr)
 {
@@ -149,5 +158,5 @@ out:
         fnp_log("PROF_FILTER: out of memory; recording every function");
     fnp_modmap_free(&map);
     free(s.v);
-    fnp_filter_free(filter);
+    frames_filter = filter;
 }

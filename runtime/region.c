@@ -242,6 +242,8 @@ int fnp_frames_keyed(void)
 FNPROF_API uintptr_t fnprof_frame_key(const char *file, int line, const char *name)
 {
     __atomic_store_n(&frames_keyed, 1, __ATOMIC_RELAXED);
+    if (fnp_exclude_frame(file, name))
+        return 0; /* PROF_FILTER: entered and exited as a call not instrumented */
     return intern_as(file, line, name, 1);
 }
 

@@ -544,6 +544,8 @@ extern int fnp_exclude_on;
 void fnp_exclude_init(const char *path);
 /* addr (an entry address, no generation bits) is left out. Async-signal-safe. */
 int fnp_exclude_has(uintptr_t addr);
+/* 1 when PROF_FILTER leaves out an interpreter's frame (file, name): fnprof_frame_key. */
+int fnp_exclude_frame(const char *file, const char *name);
 /* The key under which an excluded function's placeholder is found among a node's
  * children: no code address, no region's number, no ghost (FNP_REGION_TAG | address). */
 static inline FNP_NOINSTR uintptr_t fnp_excluded_key(uintptr_t key)

@@ -14,7 +14,27 @@ import sys
 import tempfile
 import threading
 
-from . import _fnprof
+
+def _command_parent():
+    """Whether this is python3 -m fnprof's own process, which re-runs the program in a
+    child (fnprof/__main__.py) and must record nothing itself."""
+    argv = getattr(sys, "orig_argv", [])
+    return "_FNPROF_PYTHON_CHILD" not in os.environ and \
+        any(a == "-m" and b == "fnprof" for a, b in zip(argv, argv[1:]))
+
+
+# _fnprof loads libfnprof.so, whose start reads PROF_*: in the command's own process they
+# are the child's (PROF_MEMORY would track this process's allocations and say it cannot
+# see them all), so the library loads without them.
+if _command_parent():
+    _hidden = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("PROF_")}
+    try:
+        from . import _fnprof
+    finally:
+        os.environ.update(_hidden)
+        del _hidden
+else:
+    from . import _fnprof
 
 __all__ = ["Profile", "region", "step", "pause", "resume", "reset", "dump", "add_metadata",
            "run", "runctx"]
@@ -33,6 +53,31 @@ def dump(path=None):
     """Writes the profile recorded so far (every thread, native calls included) to path,
     or to PROF_OUTPUT's path when None; recording goes on."""
     _fnprof.dump(None if path is None else os.fspath(path))
+
+
+# A child of multiprocessing's fork start method ends with os._exit, which writes nothing
+# (docs/processes.md: no code of the process runs); its bootstrap runs the after-fork
+# callbacks of multiprocessing.util, then, when the target returns, the finalizers.
+# The last finalizer writes the child's profile where its exit would have: PROF_OUTPUT.<pid>.
+# A child of os.fork itself exits through the runtime's exit as a C program's does.
+def _forked_child():
+    util = sys.modules.get("multiprocessing.util")
+    if util is not None and os.environ.get("PROF_OUTPUT"):
+        util.register_after_fork(_forked_child, _multiprocessing_child)
+
+
+def _multiprocessing_child(_):
+    sys.modules["multiprocessing.util"].Finalize(None, _write_child, exitpriority=-(1 << 30))
+
+
+def _write_child():
+    try:
+        _fnprof.dump(None)
+    except (OSError, RuntimeError) as exc:
+        print("fnprof: the multiprocessing child's profile: %s" % exc, file=sys.stderr)
+
+
+os.register_at_fork(after_in_child=_forked_child)
 
 
 # threading.setprofile outside the hooks' time, so that it is no call of the profile.

@@ -5,6 +5,7 @@ on pure Python, against counts derived from the loops on mixed Python and C, and
 thread. Run with the interpreter the build found; PYTHONPATH names the build's package.
 
 usage: run_python_test.py CASE BUILD_DIR
+       run_python_test.py --skip REASON CASE BUILD_DIR   (the interpreter is missing)
 """
 import marshal
 import os
@@ -14,6 +15,10 @@ import sys
 import sysconfig
 import tempfile
 import importlib.machinery
+
+if sys.argv[1] == "--skip":
+    print("SKIP:", sys.argv[2])
+    sys.exit(77)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGS = os.path.join(HERE, "progs")
@@ -61,6 +66,29 @@ def compare(want, got, what):
         fail("%s: %d functions differ\n%s" % (what, len(bad), "\n".join(bad)))
 
 
+def program_view(stats, oracle):
+    """The program's own functions (those of pure.py, by base name) with every number, and
+    the builtins they call with their edges from them only: a builtin's totals include the
+    profilers' own calls of it. Keys with pure.py's path shortened to its base name."""
+    def short(k):
+        return ("pure.py",) + k[1:] if os.path.basename(k[0]) == "pure.py" else k
+
+    stats = {short(k): (v[0], v[1], v[2], v[3], {short(c): e for c, e in v[4].items()})
+             for k, v in stats.items()}
+    oracle = {short(k): v for k, v in oracle.items()}
+    mine = {k for k in oracle if k[0] == "pure.py"}
+    called = {k for k, v in oracle.items() if k[0] == "~" and any(x in mine for x in v[4])}
+
+    def keep(k):
+        return k in mine or k in called or k[0] == "pure.py"
+
+    out = counts(stats, keep)
+    for k, (cc, nc, callers) in out.items():
+        if k[0] == "~":
+            out[k] = (None, None, callers)
+    return out
+
+
 def case_pure(tmp):
     """Every function of the program and every builtin it calls: calls, primitive calls
     and caller edges equal cProfile's."""
@@ -69,27 +97,31 @@ def case_pure(tmp):
     run(["-m", "cProfile", "-o", "c.prof", "pure.py"], tmp)
     run(["-m", "fnprof", "-o", "f.prof", "pure.py"], tmp)
     c, f = load(os.path.join(tmp, "c.prof")), load(os.path.join(tmp, "f.prof"))
-    mine = {k for k in c if k[0] == "pure.py"}
-    # the builtins the program calls itself (not the profilers' own)
-    called = {k for k, v in c.items() if k[0] == "~" and any(x in mine for x in v[4])}
-
-    def keep(k):
-        return k in mine or k in called or (k[0] == "pure.py")
-
-    # a builtin's totals include the profilers' own calls of it: its edges from the
-    # program are compared, and every number of the program's own functions
-    def program_only(stats):
-        out = counts(stats, keep)
-        for k, (cc, nc, callers) in out.items():
-            if k[0] == "~":
-                out[k] = (None, None, callers)
-        return out
-
-    want, got = program_only(c), program_only(f)
+    want, got = program_view(c, c), program_view(f, c)
     if len(want) < 25:
         fail("the oracle saw only %d functions" % len(want))
     compare(want, got, "pure")
     print("pure: %d functions and builtins equal cProfile's" % len(want))
+
+
+def case_together(tmp):
+    """3.12+: cProfile (sys.monitoring's profiler id) inside python3 -m fnprof (an id of its
+    own), profiling the same run: each profile equals cProfile's alone."""
+    if sys.version_info < (3, 12):
+        print("SKIP: Python %d.%d has one profile hook per thread: cProfile and fnprof "
+              "cannot share it (3.12+ only)" % sys.version_info[:2])
+        sys.exit(77)
+    shutil.copy(os.path.join(PROGS, "pure.py"), tmp)
+    shutil.copy(os.path.join(PROGS, "together.py"), tmp)
+    run(["-m", "cProfile", "-o", "alone.prof", "pure.py"], tmp)
+    run(["-m", "fnprof", "-o", "f.prof", "together.py", "c.prof"], tmp)
+    alone = load(os.path.join(tmp, "alone.prof"))
+    want = program_view(alone, alone)
+    for name in ("c.prof", "f.prof"):
+        compare(want, program_view(load(os.path.join(tmp, name)), alone),
+                "together: %s against cProfile alone" % name)
+    print("together: cProfile and fnprof, in one run, each equal cProfile alone "
+          "(%d functions)" % len(want))
 
 
 def build_mixed(tmp, link):
@@ -183,11 +215,111 @@ def case_report(tmp):
     print("report: printed as cProfile prints it; exit status kept")
 
 
+def case_fork(tmp):
+    """os.fork and multiprocessing (fork) children write PROF_OUTPUT.<pid> (the latter ends
+    with os._exit: the package writes it from multiprocessing's last finalizer); the
+    parent's file holds the parent's calls only."""
+    shutil.copy(os.path.join(PROGS, "fork.py"), tmp)
+    run(["-m", "fnprof", "-o", "out.prof", "fork.py"], tmp)
+
+    def work(path):
+        s = load(path)
+        return {k[2]: v[1] for k, v in s.items() if k[2].endswith("_work") or k[2] == "in_mp"}
+
+    got = sorted((work(os.path.join(tmp, n)) for n in os.listdir(tmp)
+                  if n.startswith("out.prof.")), key=str)
+    want = sorted([{"child_work": 5}, {"in_mp": 1, "pool_work": 7}], key=str)
+    if got != want or work(os.path.join(tmp, "out.prof")) != {"parent_work": 3}:
+        fail("fork: children %s (want %s), parent %s" % (got, want,
+                                                         work(os.path.join(tmp, "out.prof"))))
+    print("fork: os.fork's and multiprocessing's children each wrote their own profile")
+
+
+def run_controls(tmp, env, *args):
+    shutil.copy(os.path.join(PROGS, "controls.py"), tmp)
+    return run(["-m", "fnprof", "-o", "out.prof", "controls.py"] + list(args), tmp,
+               env=dict(ENV, **env))
+
+
+def own_calls(path):
+    """{name: calls} of controls.py's functions in the profile at path."""
+    return {k[2]: v[1] for k, v in load(path).items() if k[0].endswith("controls.py")}
+
+
+def case_trace(tmp):
+    """PROF_TRACE: the timeline holds the Python functions, with their calls."""
+    import json
+    run_controls(tmp, {"PROF_TRACE": "t.json"})
+    events = json.load(open(os.path.join(tmp, "t.json")))["traceEvents"]
+    names = [e.get("name") for e in events if e.get("ph") in ("X", "B")]
+    for name, n in (("main", 1), ("big_alloc", 3), ("step_work", 6), ("kept", 4)):
+        if names.count(name) != n:
+            fail("trace: %s %d times, want %d (names: %s)" % (name, names.count(name), n,
+                                                             sorted(set(names))))
+    print("trace: the timeline names the Python calls")
+
+
+def case_memory(tmp):
+    """PROF_MEMORY: the bytes malloc gave are charged to the Python frame that asked (a
+    bytearray of 1 MiB goes to malloc; small objects stay in pymalloc's arenas), and the
+    command's own process says nothing about the allocator."""
+    r = run_controls(tmp, {"PROF_MEMORY": "m.prof"})
+    s = load(os.path.join(tmp, "m.prof"))
+    big = [v for k, v in s.items() if k[2] == "big_alloc"]
+    if len(big) != 1 or big[0][1] != 3 or not 3 << 20 <= big[0][2] < (3 << 20) + 4096:
+        fail("memory: big_alloc %s, want 3 calls and 3 MiB of its own" % big)
+    if "PROF_MEMORY" in r.stderr:
+        fail("memory: a line about the allocator: %s" % r.stderr)
+    print("memory: big_alloc's 3 MiB charged to it")
+
+
+def case_schedule(tmp):
+    """PROF_SCHEDULE with fnprof.step(): step 0 paused, 1 warmup, 2-3 the first cycle; the
+    second cycle is still active at exit."""
+    run_controls(tmp, {"PROF_SCHEDULE": "wait=1,warmup=1,active=2"})
+    got = [own_calls(os.path.join(tmp, "out.prof.cycle%d" % n)) for n in (1, 2)]
+    want = [{"step_work": 2}, {"skipped": 4, "kept": 4}]
+    if got != want:
+        fail("schedule: cycles %s, want %s" % (got, want))
+    print("schedule: fnprof.step() drives the cycles")
+
+
+def case_dump_signal(tmp):
+    """PROF_DUMP_SIGNAL=USR2: the dump holds what came before the signal, the exit's all."""
+    run_controls(tmp, {"PROF_DUMP_SIGNAL": "USR2"}, "sig.prof")
+    before, end = own_calls(os.path.join(tmp, "sig.prof")), own_calls(
+        os.path.join(tmp, "out.prof"))
+    if before.get("kept") != 4 or "after_signal" in before or end.get("after_signal") != 1:
+        fail("dump_signal: at the signal %s, at exit %s" % (before, end))
+    print("dump_signal: the signal's dump and the exit's")
+
+
+def case_filter(tmp):
+    """PROF_FILTER: name and file patterns match Python functions and builtins; what they
+    leave out is as if not profiled (its callees hang from its caller)."""
+    with open(os.path.join(tmp, "f.filt"), "w") as f:
+        f.write("SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE skipped <built-in\\ method\\ builtins.*>\n"
+                "SCOREP_REGION_NAMES_END\nSCOREP_FILE_NAMES_BEGIN\n  EXCLUDE */threading.py\n"
+                "SCOREP_FILE_NAMES_END\n")
+    run_controls(tmp, {"PROF_FILTER": "f.filt"})
+    s = load(os.path.join(tmp, "out.prof"))
+    left = [k for k in s if k[2] == "skipped" or k[2].startswith("<built-in method builtins.")
+            or k[0].endswith("/threading.py")]
+    calls = own_calls(os.path.join(tmp, "out.prof"))
+    if left or calls.get("kept") != 4:
+        fail("filter: left in %s; kept %s" % (left, calls.get("kept")))
+    print("filter: Python names, builtins and files left out")
+
+
 def main():
     case = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="fnprof-py-")
     try:
-        globals()["case_" + case](tmp)
+        fn = globals().get("case_" + case)
+        if fn is None:
+            print("SKIP: no case %s yet" % case)
+            sys.exit(77)
+        fn(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
