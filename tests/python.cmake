@@ -13,7 +13,7 @@ foreach(case pure mixed_linked mixed_flags threads report)
 endforeach()
 # Python and native frames in one stack in every view and in PROF_TRACE's timeline
 # (tests/python/check_views.py).
-foreach(case views trace)
+foreach(case views trace example)
     add_test(NAME python.${case}
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/python/check_views.py
                      ${case} ${PROJECT_BINARY_DIR})

@@ -227,6 +227,34 @@ def case_trace(tmp):
     print("trace: 15 callbacks nest in %s (categories %s)" % (" -> ".join(CHAIN[:3]), cats))
 
 
+
+def case_example(tmp):
+    """examples/python/, built and run as its README says: the icicle of the README's
+    picture (Python -> builtin -> C -> C -> Python), no header inline in it."""
+    src = os.path.join(HERE, "..", "..", "examples", "python")
+    for f in ("shapes.c", "area.py"):
+        shutil.copy(os.path.join(src, f), tmp)
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    cc = [os.environ.get("CC", "cc"), "-O2", "-g", "-fPIC", "-shared",
+          "-finstrument-functions", "-finstrument-functions-exclude-file-list=include/python3",
+          "-I" + sysconfig.get_paths()["include"], "shapes.c", "-o", "shapes" + suffix]
+    r = subprocess.run(cc, cwd=tmp, capture_output=True, text=True)
+    if r.returncode:
+        fail("cannot build the example: %s\n%s" % (" ".join(cc), r.stderr))
+    r = subprocess.run([sys.executable, "-m", "fnprof", "-o", "out.prof", "area.py"],
+                       cwd=tmp, env=ENV, capture_output=True, text=True, timeout=300)
+    if r.returncode or "16000 2.666667" not in r.stdout:
+        fail("python3 -m fnprof area.py: exit %d\n%s%s" % (r.returncode, r.stdout, r.stderr))
+    stacks = list(collapsed_stacks(convert(os.path.join(tmp, "out.prof"), "collapsed",
+                                           os.path.join(tmp, "out.txt"))))
+    for curve in ("wave", "bump", "parabola"):
+        expect("example", stacks, ["table", "areas", "<listcomp> [area.py:21]",
+                                   "<built-in method shapes.integrate>", "integrate", "sample",
+                                   curve])
+    if any("Py_DECREF" in s or "Py_INCREF" in s for st in stacks for s in st):
+        fail("example: Python's header inlines are in the profile")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="fnprof-pyviews-")
     try:
