@@ -95,7 +95,7 @@ foreach(version 3.12 3.13)
 endforeach()
 # Python and native frames in one stack in every view and in PROF_TRACE's timeline
 # (tests/python/check_views.py).
-foreach(case views trace example)
+foreach(case views trace_nesting example)
     add_test(NAME python.${case}
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/python/check_views.py
                      ${case} ${PROJECT_BINARY_DIR})

@@ -195,7 +195,7 @@ def case_views(tmp):
     print("snakeviz: json_stats nests %s" % " -> ".join(chain))
 
 
-def case_trace(tmp):
+def case_trace_nesting(tmp):
     env = dict(ENV, PROF_TRACE=os.path.join(tmp, "trace.json"))
     _, _, keys = profile(tmp, env)
     with open(os.path.join(tmp, "trace.json")) as f:
