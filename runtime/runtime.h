@@ -46,13 +46,18 @@ struct fnp_node {
                              first &fnp_no_child), so the hooks test it with one compare */
     union {
         struct fnp_node *first_child; /* published with release */
-        uintptr_t open_flags;         /* a link of the node cap: FNP_OPEN_* of its calls */
+        uintptr_t open_flags;         /* a link of the node cap: FNP_OPEN_* of its calls,
+                                         and FNP_LINK_BY_FN for a class's link (cct.c) */
     };
     struct fnp_node *next_sibling; /* a link: the next link of the thread */
     uint64_t ncalls;
     uint64_t ticks;          /* inclusive clock ticks of the calls that returned */
     struct fnp_node *target; /* NULL for a tree node; a link's target */
 };
+
+/* A link of the node cap keyed by its caller's fn, not by a node (cct.c: capped_child);
+ * never written out (the FNP_OPEN_* bits are). */
+#define FNP_LINK_BY_FN 8u
 
 /*
  * Open-addressing table of nodes and links by (parent, fn), linear probing, at most half

@@ -180,8 +180,9 @@ static int add_links(struct fnp_snapshot *s, struct fnp_thread *t, struct node_i
         uint64_t ncalls, ticks;
         if (measure(w, l, &ncalls, &ticks))
             return -ENOMEM;
-        fnp_raw_add_link(s->nodes, (uint32_t)to, from < 0 ? FNP_NO_PARENT : (uint32_t)from, ncalls,
-                         ticks, (uint32_t)l->open_flags);
+        fnp_raw_add_link(
+            s->nodes, (uint32_t)to, from < 0 ? FNP_NO_PARENT : (uint32_t)from, ncalls, ticks,
+            (uint32_t)(l->open_flags & (FNP_OPEN_GIVEN | FNP_OPEN_FUNC | FNP_OPEN_EDGE)));
     }
     return 0;
 }

@@ -438,22 +438,21 @@ def run_profiled(ctx, exe, argv, ref, output="out.prof", relative=False, ignore=
 
 # ---- profiles --------------------------------------------------------------------------
 
-def check_profile(path, spec, label, sources, merged=False):
+def check_profile(path, spec, label, sources, merged=False, wall=None):
     """Raises Failure unless the pstats file at path has exactly the functions and caller
     edges of spec ({name: (calls, {caller name: calls})}, calls (ncalls, pcalls), AtLeast
     or Between; ROOT names ('~', 0, '<process>')); the keys of the program's functions name
     the absolute path of one of sources and the line of the name. merged: calls were merged
-    beyond PROF_MAX_NODES, which the profile's label function says (not in spec), and how a
-    function's time splits among the edges into it is lost (docs/processes.md), so only
-    the counts are held."""
+    beyond PROF_MAX_NODES, which the profile's label function says (not in spec); the times
+    must then keep the bounds of every profile (compare.check_time_bounds; with wall, the
+    run's wall time in seconds, none above it)."""
     stats, problems = compare.load_pstats(path)
     if stats is None:
         raise Failure("%s: %s does not load:\n  %s" % (label, path, "\n  ".join(problems)))
-    invariants = compare.check_invariants(stats)
+    problems += compare.check_invariants(stats)
     if merged:
-        invariants = [p for p in invariants if "time" not in p]
+        problems += compare.check_time_bounds(stats, wall)
         stats = {k: v for k, v in stats.items() if not k[2].startswith("<fnprof: ")}
-    problems += invariants
     names = {}
     for key in stats:
         if key[0] == "~":
@@ -1027,7 +1026,7 @@ def case_deep_chain(ctx):
         print("run_robust: %s: %.1f s (%.1f s without fnprof), peak RSS %d kB (%d kB "
               "without)" % (label, r.wall, unset.wall, r.peak_kb, unset.peak_kb))
         check_profile(os.path.join(outdir, "out.prof"), chain_spec(depth, loops), label,
-                      [src("deep_chain.c")], merged=True)
+                      [src("deep_chain.c")], merged=True, wall=r.wall)
         if cap is None and ctx.mode not in SAN_OPTIONS and r.peak_kb - unset.peak_kb > limit_kb:
             raise Failure("%s: peak RSS %d kB under fnprof, %d kB without: %d kB more (limit "
                           "%d kB)" % (label, r.peak_kb, unset.peak_kb,
