@@ -83,15 +83,36 @@ void fnp_raw_wrote_line(char *buf, size_t len, const struct fnp_raw *r, const ch
              r->count_only ? "; count-only: no times taken, 1 call counts as 1 second" : "");
 }
 
+/* Where the merged contexts were, by what made them merge (both when not known): past the
+ * node cap, or deeper than a tree path holds, PROF_MAX_NODES / 64 levels and at least 64
+ * (runtime/cct.c: max_levels). */
+static void merged_where(char *buf, size_t len, const struct fnp_raw *r)
+{
+    unsigned long long max = r->max_nodes, levels = max / 64 < 64 ? 64 : max / 64;
+    switch (r->merge_causes) {
+    case FNP_MERGED_BY_NODES:
+        snprintf(buf, len, "beyond PROF_MAX_NODES=%llu", max);
+        break;
+    case FNP_MERGED_BY_DEPTH:
+        snprintf(buf, len, "deeper than %llu levels (PROF_MAX_NODES=%llu / 64, at least 64)",
+                 levels, max);
+        break;
+    default:
+        snprintf(buf, len, "beyond PROF_MAX_NODES=%llu or deeper than %llu levels", max, levels);
+    }
+}
+
 int fnp_raw_merged_line(char *buf, size_t len, const struct fnp_raw *r)
 {
     if (!r->merged)
         return 0;
+    char where[128];
+    merged_where(where, sizeof(where), r);
     snprintf(buf, len,
-             "%llu calls in calling contexts beyond PROF_MAX_NODES=%llu were merged by caller: "
-             "calls, primitive calls and edges are exact, the contexts below them lost; raise "
-             "PROF_MAX_NODES to keep them",
-             (unsigned long long)r->merged, (unsigned long long)r->max_nodes);
+             "%llu calls in calling contexts %s were merged by caller: calls, primitive calls "
+             "and edges are exact, the contexts below them lost; raise PROF_MAX_NODES to keep "
+             "them",
+             (unsigned long long)r->merged, where);
     return 1;
 }
 
@@ -392,11 +413,11 @@ int fnp_profile_build(struct fnp_profile *p, const struct fnp_raw *r,
     }
     rc = fnp_profile_add_tree(p, tree + first, r->n + 1 - (size_t)first, r->tick_seconds);
     if (!rc && r->merged) {
-        char label[160];
+        char where[128], label[224];
+        merged_where(where, sizeof(where), r);
         snprintf(label, sizeof(label),
-                 "<fnprof: %llu calls merged beyond PROF_MAX_NODES=%llu: calling contexts "
-                 "below them lost>",
-                 (unsigned long long)r->merged, (unsigned long long)r->max_nodes);
+                 "<fnprof: %llu calls merged %s: calling contexts below them lost>",
+                 (unsigned long long)r->merged, where);
         struct fnp_key key = {.file = SYNTHETIC_FILE, .line = 0, .name = label};
         int64_t f = fnp_profile_func(p, &key);
         rc = f < 0 ? (int)f : 0;

@@ -365,8 +365,15 @@ static struct fnp_node *capped_child(struct fnp_thread *t, struct fnp_node *from
     unsigned flags = open_flags(&t->open, held, parent->fn, fn);
     struct fnp_table *tb = &t->classes[flags >> 1];
     __atomic_store_n(&t->merged, t->merged + 1, __ATOMIC_RELAXED);
-    /* Inside the merged region the caller frame holds a link of the cap. */
+    /* Inside the merged region the caller frame holds a link of the cap. Else the call
+     * enters it: below a tree node at the depth limit (marked its own target), or from
+     * any tree node once the cap is full. */
     int inside = capped_link(from);
+    if (!inside) {
+        uint32_t cause = parent->target == parent ? FNP_MERGED_BY_DEPTH : FNP_MERGED_BY_NODES;
+        if (!(t->merge_causes & cause))
+            __atomic_store_n(&t->merge_causes, t->merge_causes | cause, __ATOMIC_RELAXED);
+    }
     struct fnp_node *l = table_find(tb, parent, fn);
     if (!l) {
         /* A code address, never a node's: the class's link has no caller node. */

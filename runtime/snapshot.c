@@ -247,6 +247,7 @@ static int add_thread(struct fnp_snapshot *s, struct fnp_thread *t, uint32_t thr
     if (s->n > before)
         s->threads++;
     s->merged += __atomic_load_n(&t->merged, __ATOMIC_RELAXED);
+    s->merge_causes |= __atomic_load_n(&t->merge_causes, __ATOMIC_RELAXED);
     s->dropped += __atomic_load_n(&t->dropped_calls, __ATOMIC_RELAXED);
     s->unmatched += __atomic_load_n(&t->unmatched, __ATOMIC_RELAXED);
     free(path);
