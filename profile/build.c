@@ -54,15 +54,18 @@ void fnp_raw_add_link(struct fnp_raw_node *nodes, uint32_t target, uint32_t pare
     to->ncalls += ncalls;
     to->ticks += ticks;
     if (flags & FNP_OPEN_GIVEN) {
-        /* Merged beyond the cap: the calls' callers are unknown, so the target's tree
-         * parent, a node of the same caller function, stands for them all. */
+        /* Merged beyond the cap: the target takes the class's flags. A link with no caller
+         * node (a class's own, keyed by the caller's function) leaves its time to the
+         * target's tree parent, a node of the same caller function, which stands for all
+         * its callers: function times stay exact, their split among edges not. */
         to->flags = flags;
-        return;
+        if (parent == FNP_NO_PARENT)
+            return;
     }
     /* The target's tree parent did not make these calls: its children's ticks overstate
-     * what it spent in them. Back ticks wrap, as the model's tick sums do (model.c
-     * wrap_add): a raw snapshot has no checksum and may hold any numbers, and a signed
-     * overflow would be undefined behaviour. */
+     * what it spent in them, and parent, which did, spent these ticks in them. Back ticks
+     * wrap, as the model's tick sums do (model.c wrap_add): a raw snapshot has no checksum
+     * and may hold any numbers, and a signed overflow would be undefined behaviour. */
     if (to->parent != FNP_NO_PARENT)
         nodes[to->parent].back = (int64_t)((uint64_t)nodes[to->parent].back - ticks);
     if (parent != FNP_NO_PARENT)
@@ -80,15 +83,36 @@ void fnp_raw_wrote_line(char *buf, size_t len, const struct fnp_raw *r, const ch
              r->count_only ? "; count-only: no times taken, 1 call counts as 1 second" : "");
 }
 
+/* Where the merged contexts were, by what made them merge (both when not known): past the
+ * node cap, or deeper than a tree path holds, PROF_MAX_NODES / 64 levels and at least 64
+ * (runtime/cct.c: max_levels). */
+static void merged_where(char *buf, size_t len, const struct fnp_raw *r)
+{
+    unsigned long long max = r->max_nodes, levels = max / 64 < 64 ? 64 : max / 64;
+    switch (r->merge_causes) {
+    case FNP_MERGED_BY_NODES:
+        snprintf(buf, len, "beyond PROF_MAX_NODES=%llu", max);
+        break;
+    case FNP_MERGED_BY_DEPTH:
+        snprintf(buf, len, "deeper than %llu levels (PROF_MAX_NODES=%llu / 64, at least 64)",
+                 levels, max);
+        break;
+    default:
+        snprintf(buf, len, "beyond PROF_MAX_NODES=%llu or deeper than %llu levels", max, levels);
+    }
+}
+
 int fnp_raw_merged_line(char *buf, size_t len, const struct fnp_raw *r)
 {
     if (!r->merged)
         return 0;
+    char where[128];
+    merged_where(where, sizeof(where), r);
     snprintf(buf, len,
-             "%llu calls in calling contexts beyond PROF_MAX_NODES=%llu were merged by caller: "
-             "calls, primitive calls and edges are exact, the contexts below them lost; raise "
-             "PROF_MAX_NODES to keep them",
-             (unsigned long long)r->merged, (unsigned long long)r->max_nodes);
+             "%llu calls in calling contexts %s were merged by caller: calls, primitive calls "
+             "and edges are exact, the contexts below them lost; raise PROF_MAX_NODES to keep "
+             "them",
+             (unsigned long long)r->merged, where);
     return 1;
 }
 
@@ -185,6 +209,52 @@ static void count_as_ticks(struct fnp_tree_node *nodes, size_t n)
     for (size_t i = n; i-- > 0;)
         if (nodes[i].parent != FNP_NO_PARENT)
             nodes[nodes[i].parent].ticks += nodes[i].ticks;
+}
+
+/*
+ * Beyond the node cap, calls a tree node made into the merged region past the links'
+ * slack (runtime/cct.c: capped_child) had their time taken off one node of the caller's
+ * function, not off the node that made them: that node's own time can come out negative
+ * and the makers' too large, by at most the time of those calls. The function's own time
+ * is exact, so each node of it left below zero is raised to zero with time taken from
+ * the function's other nodes that have own time to give, never below zero: every node's
+ * own time then lies between zero and its time less its children's, as the truth's does.
+ * The self of node i is its ticks less its back and its children's ticks.
+ */
+static int settle_merged(struct fnp_tree_node *nodes, size_t n, size_t nfuncs)
+{
+    int64_t *self = malloc((n ? n : 1) * sizeof(*self));
+    uint64_t *need = calloc(nfuncs ? nfuncs : 1, sizeof(*need));
+    if (!self || !need) {
+        free(self);
+        free(need);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        self[i] = (int64_t)(nodes[i].ticks - (uint64_t)nodes[i].back);
+    for (size_t i = 0; i < n; i++)
+        if (nodes[i].parent != FNP_NO_PARENT)
+            self[nodes[i].parent] = (int64_t)((uint64_t)self[nodes[i].parent] - nodes[i].ticks);
+    int short_ = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (self[i] >= 0 || nodes[i].func >= nfuncs)
+            continue;
+        uint64_t d = 0 - (uint64_t)self[i];
+        need[nodes[i].func] += d;
+        nodes[i].back = (int64_t)((uint64_t)nodes[i].back - d);
+        short_ = 1;
+    }
+    for (size_t i = 0; i < n && short_; i++) {
+        uint64_t *want = nodes[i].func < nfuncs ? &need[nodes[i].func] : NULL;
+        if (self[i] <= 0 || !want || !*want)
+            continue;
+        uint64_t take = (uint64_t)self[i] < *want ? (uint64_t)self[i] : *want;
+        *want -= take;
+        nodes[i].back = (int64_t)((uint64_t)nodes[i].back + take);
+    }
+    free(self);
+    free(need);
+    return 0;
 }
 
 /*
@@ -330,7 +400,10 @@ int fnp_profile_build(struct fnp_profile *p, const struct fnp_raw *r,
         goto out;
     if (r->count_only)
         count_as_ticks(tree + 1, r->n);
-    rc = keep_tree(p, r, tree + 1);
+    else if (r->merged && !r->mem)
+        rc = settle_merged(tree + 1, r->n, p->nfuncs);
+    if (!rc)
+        rc = keep_tree(p, r, tree + 1);
     if (rc)
         goto out;
     int64_t first = hang_roots(p, r, tree);
@@ -340,11 +413,11 @@ int fnp_profile_build(struct fnp_profile *p, const struct fnp_raw *r,
     }
     rc = fnp_profile_add_tree(p, tree + first, r->n + 1 - (size_t)first, r->tick_seconds);
     if (!rc && r->merged) {
-        char label[160];
+        char where[128], label[224];
+        merged_where(where, sizeof(where), r);
         snprintf(label, sizeof(label),
-                 "<fnprof: %llu calls merged beyond PROF_MAX_NODES=%llu: calling contexts "
-                 "below them lost>",
-                 (unsigned long long)r->merged, (unsigned long long)r->max_nodes);
+                 "<fnprof: %llu calls merged %s: calling contexts below them lost>",
+                 (unsigned long long)r->merged, where);
         struct fnp_key key = {.file = SYNTHETIC_FILE, .line = 0, .name = label};
         int64_t f = fnp_profile_func(p, &key);
         rc = f < 0 ? (int)f : 0;

@@ -123,6 +123,11 @@ struct fnp_mem_node {
 #define FNP_OPEN_FUNC 2u
 #define FNP_OPEN_EDGE 4u
 
+/* Why calls were merged (struct fnp_raw's merge_causes): the node cap was full, or a
+ * tree path was at the most levels it holds (PROF_MAX_NODES / 64, at least 64). */
+#define FNP_MERGED_BY_NODES 1u
+#define FNP_MERGED_BY_DEPTH 2u
+
 /* Empty profile; every field zero is a valid empty profile too. */
 void fnp_profile_init(struct fnp_profile *p);
 /* Frees everything; accepts an empty profile. */
@@ -342,9 +347,10 @@ struct fnp_raw {
     const struct fnp_raw_module *mods;
     size_t nmods;
     double tick_seconds;
-    int count_only;     /* no timestamps were taken: ticks are rebuilt from call counts */
-    uint64_t merged;    /* calls merged beyond the node cap ... */
-    uint64_t max_nodes; /* ... PROF_MAX_NODES: both in a label function when merged */
+    int count_only;        /* no timestamps were taken: ticks are rebuilt from call counts */
+    uint64_t merged;       /* calls merged beyond the node cap ... */
+    uint64_t max_nodes;    /* ... PROF_MAX_NODES: both in a label function when merged */
+    unsigned merge_causes; /* FNP_MERGED_*: why; 0 when not known (a raw snapshot) */
     const struct fnp_mem_node *mem; /* NULL, or a memory profile's columns, mem[i] for
                                        nodes[i] (ticks are then bytes, tick_seconds 1) */
 };

@@ -204,11 +204,12 @@ static void open_add(struct fnp_open_track *o, uintptr_t caller, uintptr_t fn, i
     c->frames += up ? 1 : (uint64_t)-1;
 }
 
-/* The caller of a call of n, as counted: a link beyond the cap is keyed by its caller's
- * fn, as a fake parent. */
+/* The caller of a call of n, as counted: a class's link beyond the cap is keyed by its
+ * caller's fn, as a fake parent. */
 static uintptr_t open_caller(const struct fnp_node *n)
 {
-    return capped_link(n) ? (uintptr_t)n->parent : n->parent->fn;
+    return capped_link(n) && (n->open_flags & FNP_LINK_BY_FN) ? (uintptr_t)n->parent
+                                                              : n->parent->fn;
 }
 
 /* Counts (up) or takes off the frame of n: its function and the edge into it. */
@@ -341,33 +342,65 @@ static struct fnp_node *new_node(struct fnp_thread *t, struct fnp_node *parent, 
 /*
  * Over the cap (PROF_MAX_NODES) no new context is made. The call goes to a node of the
  * same caller function, callee and open flags (what its own numbers depend on, see
- * fold_target), through one link per such class, which says what was open above them:
- * calls, primitive calls, edges and the functions' times stay exact. What is lost: the
- * calling context below the cap, and with it how a caller's own time splits among the
- * edges into it (the dump takes all the class's time off the node it was created under). Classes
- * are keyed (caller's fn as a fake parent pointer, fn), one table per flags value.
+ * fold_target), the class's merged node, and the dump takes its time off the node that
+ * made it. Classes are keyed (caller's fn as a fake parent pointer, fn), one table per
+ * flags value, each by a link to its merged node (FNP_LINK_BY_FN); calls go through links
+ * keyed (caller's node, fn) to it, whose time the dump takes off that caller: a node's own
+ * time is then exact however the merged calls nest (when a class's link took them, nested
+ * recursive calls were each taken off the class's first caller, which made that node's
+ * time hugely negative and its callee's hugely positive: an edge of 700 s in a 0.35 s
+ * run). Links of merged nodes are bounded by the classes; links of tree nodes, the
+ * region's entries, stop at BOUNDARY_SLACK beyond the cap, and then the class's link
+ * takes the call: its time comes off the class's first caller, a node of the same
+ * function (function times stay exact; how they split among edges is approximate).
  */
-static struct fnp_node *capped_child(struct fnp_thread *t, struct fnp_node *parent, uintptr_t fn)
+#define BOUNDARY_SLACK(max) ((max) / 8 + 1024)
+
+static struct fnp_node *capped_child(struct fnp_thread *t, struct fnp_node *from,
+                                     struct fnp_node *parent, uintptr_t fn)
 {
     const struct fnp_node *held;
     if (open_sync(t, &held))
         return NULL;
     unsigned flags = open_flags(&t->open, held, parent->fn, fn);
     struct fnp_table *tb = &t->classes[flags >> 1];
-    /* A code address, never a node's: the dump finds no caller to take time off. */
-    struct fnp_node *cls = (struct fnp_node *)parent->fn;
     __atomic_store_n(&t->merged, t->merged + 1, __ATOMIC_RELAXED);
-    struct fnp_node *l = table_find(tb, cls, fn);
+    /* Inside the merged region the caller frame holds a link of the cap. Else the call
+     * enters it: below a tree node at the depth limit (marked its own target), or from
+     * any tree node once the cap is full. */
+    int inside = capped_link(from);
+    if (!inside) {
+        uint32_t cause = parent->target == parent ? FNP_MERGED_BY_DEPTH : FNP_MERGED_BY_NODES;
+        if (!(t->merge_causes & cause))
+            __atomic_store_n(&t->merge_causes, t->merge_causes | cause, __ATOMIC_RELAXED);
+    }
+    struct fnp_node *l = table_find(tb, parent, fn);
     if (!l) {
-        struct fnp_node *n = new_node(t, parent, fn, NULL);
-        if (n) {
-            n->target = n; /* marks the region below the cap (fnp_cct_child) */
-            l = new_node(t, cls, fn, n);
+        /* A code address, never a node's: the class's link has no caller node. */
+        struct fnp_node *cls = (struct fnp_node *)parent->fn;
+        struct fnp_node *c = table_find(tb, cls, fn);
+        if (!c) {
+            struct fnp_node *n = new_node(t, parent, fn, NULL);
+            if (n) {
+                n->target = n; /* marks the region below the cap (fnp_cct_child) */
+                c = new_node(t, cls, fn, n);
+            }
+            if (c && table_add(tb, c))
+                c = NULL;
+            if (c)
+                __atomic_store_n(&c->open_flags, FNP_OPEN_GIVEN | FNP_LINK_BY_FN | flags,
+                                 __ATOMIC_RELAXED);
         }
-        if (l && table_add(tb, l))
-            l = NULL;
-        if (l)
-            __atomic_store_n(&l->open_flags, FNP_OPEN_GIVEN | flags, __ATOMIC_RELAXED);
+        l = c;
+        uint64_t max = fnp_max_nodes();
+        if (c && (inside || __atomic_load_n(&fnp_nodes_total, __ATOMIC_RELAXED) <
+                                max + BOUNDARY_SLACK(max))) {
+            l = new_node(t, parent, fn, c->target);
+            if (l && table_add(tb, l))
+                l = NULL;
+            if (l)
+                __atomic_store_n(&l->open_flags, FNP_OPEN_GIVEN | flags, __ATOMIC_RELAXED);
+        }
     }
     /* the caller pushes l (if any) at the depth synced */
     open_settle(&t->open, held, l);
@@ -457,7 +490,7 @@ FNP_NOINSTR struct fnp_node *fnp_cct_child(struct fnp_thread *t, struct fnp_node
         /* Below a merged call the path is not the node's: every call is looked up by its
          * class, and nothing is cached on a node that many paths share. (Below a node at
          * the depth limit too: the same numbers, the same way.) */
-        if (!(n = capped_child(t, parent, fn)))
+        if (!(n = capped_child(t, from, parent, fn)))
             goto fail;
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
         t->busy = 0;
@@ -471,7 +504,7 @@ FNP_NOINSTR struct fnp_node *fnp_cct_child(struct fnp_thread *t, struct fnp_node
             goto fail;
     } else if (__atomic_load_n(&fnp_nodes_total, __ATOMIC_RELAXED) >= fnp_max_nodes()) {
         /* Not in the contexts table: that keeps within the cap too. */
-        if (!(n = capped_child(t, parent, fn)))
+        if (!(n = capped_child(t, from, parent, fn)))
             goto fail;
     } else {
         n = new_node(t, parent, fn, NULL);

@@ -133,6 +133,7 @@ static int dump(const char *path, struct fnp_dump_opts *o)
     raw.tick_seconds = tick_seconds;
     raw.count_only = fnp_clock_kind == FNP_CLOCK_NONE;
     raw.merged = snap.merged;
+    raw.merge_causes = snap.merge_causes;
     raw.max_nodes = fnp_max_nodes();
     rc = fnp_dump_build(&prof, &raw);
     if (!rc)

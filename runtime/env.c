@@ -16,8 +16,9 @@
  *   PROF_DEBUG_DIR  where separate debug files are looked for, ':'-separated roots
  *                searched like gdb's debug-file-directory (default /usr/lib/debug).
  *   PROF_MAX_NODES  calling contexts kept (default 2^20; 64 bytes each, plus 16-32 of lookup
- *                table); beyond it new contexts are merged (runtime/cct.c), which the
- *                profile labels.
+ *                table), and a tree path's levels (PROF_MAX_NODES / 64, at least 64): new
+ *                contexts beyond the cap or deeper than that are merged (runtime/cct.c),
+ *                which the profile labels with the cause.
  *   PROF_START   "paused": nothing is recorded until fnprof_resume() (runtime/control.c).
  *   PROF_SCHEDULE  the step schedule, "skip_first=N,wait=N,warmup=N,active=N,repeat=N"
  *                (docs/schedule.md); each active cycle is written when it ends, to

@@ -172,6 +172,7 @@ static int write_memory(const char *path, const struct fnp_snapshot *snap)
         .nregions = nreg + 1,
         .tick_seconds = 1,
         .merged = snap->merged,
+        .merge_causes = snap->merge_causes,
         .max_nodes = fnp_max_nodes(),
     };
     struct totals tot = {0};

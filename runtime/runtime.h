@@ -46,13 +46,18 @@ struct fnp_node {
                              first &fnp_no_child), so the hooks test it with one compare */
     union {
         struct fnp_node *first_child; /* published with release */
-        uintptr_t open_flags;         /* a link of the node cap: FNP_OPEN_* of its calls */
+        uintptr_t open_flags;         /* a link of the node cap: FNP_OPEN_* of its calls,
+                                         and FNP_LINK_BY_FN for a class's link (cct.c) */
     };
     struct fnp_node *next_sibling; /* a link: the next link of the thread */
     uint64_t ncalls;
     uint64_t ticks;          /* inclusive clock ticks of the calls that returned */
     struct fnp_node *target; /* NULL for a tree node; a link's target */
 };
+
+/* A link of the node cap keyed by its caller's fn, not by a node (cct.c: capped_child);
+ * never written out (the FNP_OPEN_* bits are). */
+#define FNP_LINK_BY_FN 8u
 
 /*
  * Open-addressing table of nodes and links by (parent, fn), linear probing, at most half
@@ -126,6 +131,7 @@ struct fnp_thread {
     /* shared counters, reported by dump.c */
     uint64_t nodes;          /* tree nodes created */
     uint64_t merged;         /* calls of new contexts beyond the node cap */
+    uint32_t merge_causes;   /* FNP_MERGED_* of those merges (cct.c: capped_child) */
     uint64_t dropped_calls;  /* calls not recorded (signal handler during node creation, out
                                 of memory) */
     uint64_t unmatched;      /* exits with no matching enter (skipped by longjmp etc.) */
@@ -484,11 +490,12 @@ struct fnp_snapshot {
     struct fnp_raw_node *nodes;
     size_t n;
     size_t cap;
-    size_t threads;     /* threads with at least one call */
-    uint64_t open;      /* frames still open, closed at the snapshot's time */
-    uint64_t dropped;   /* calls not recorded */
-    uint64_t unmatched; /* exits with no matching enter */
-    uint64_t merged;    /* calls of new contexts beyond the node cap */
+    size_t threads;        /* threads with at least one call */
+    uint64_t open;         /* frames still open, closed at the snapshot's time */
+    uint64_t dropped;      /* calls not recorded */
+    uint64_t unmatched;    /* exits with no matching enter */
+    uint64_t merged;       /* calls of new contexts beyond the node cap */
+    unsigned merge_causes; /* FNP_MERGED_*: why */
     /* fnp_snapshot_take_nodes only: from[i] is the tree node nodes[i] was copied from */
     const struct fnp_node **from;
     size_t from_cap;

@@ -180,8 +180,9 @@ static int add_links(struct fnp_snapshot *s, struct fnp_thread *t, struct node_i
         uint64_t ncalls, ticks;
         if (measure(w, l, &ncalls, &ticks))
             return -ENOMEM;
-        fnp_raw_add_link(s->nodes, (uint32_t)to, from < 0 ? FNP_NO_PARENT : (uint32_t)from, ncalls,
-                         ticks, (uint32_t)l->open_flags);
+        fnp_raw_add_link(
+            s->nodes, (uint32_t)to, from < 0 ? FNP_NO_PARENT : (uint32_t)from, ncalls, ticks,
+            (uint32_t)(l->open_flags & (FNP_OPEN_GIVEN | FNP_OPEN_FUNC | FNP_OPEN_EDGE)));
     }
     return 0;
 }
@@ -246,6 +247,7 @@ static int add_thread(struct fnp_snapshot *s, struct fnp_thread *t, uint32_t thr
     if (s->n > before)
         s->threads++;
     s->merged += __atomic_load_n(&t->merged, __ATOMIC_RELAXED);
+    s->merge_causes |= __atomic_load_n(&t->merge_causes, __ATOMIC_RELAXED);
     s->dropped += __atomic_load_n(&t->dropped_calls, __ATOMIC_RELAXED);
     s->unmatched += __atomic_load_n(&t->unmatched, __ATOMIC_RELAXED);
     free(path);
