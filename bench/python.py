@@ -8,6 +8,14 @@ cProfile's count (the two agree on these scripts: tests/python); ns per call is
 (profiled - plain) / calls, process start-up included in both (fnprof's command starts a
 second interpreter: about 15 ms, spread over the calls).
 
+That whole-run figure is no fair cost per native call: the fixed costs (the second
+interpreter, importing the package, writing the profile: 40-50 ms on mixed's 10 M native
+calls, 4-5 ns a call) are in it. The native row below takes them out: mixed at 20 and 60
+Python calls (10 M and 30 M native ones) under `python3 S` and `python3 -m fnprof`, the
+cost of the 20 M calls between them, beside bench/workloads/tiny.c (a C program) at the
+same numbers of calls without and with libfnprof.so preloaded, in the same rounds, so that
+both figures see the same machine.
+
 usage: bench/python.py [--build DIR] [--runs N]
 """
 import argparse
@@ -32,6 +40,36 @@ def wall(argv, cwd, env):
     subprocess.run(argv, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
     return time.perf_counter_ns() - t
+
+
+def native_rows(py, tmp, env, lib, runs):
+    """ns per native call above glibc's empty hooks, by difference of two sizes: under
+    python3 -m fnprof (mixed.py) and in a C program (tiny.c), interleaved."""
+    tiny = os.path.join(tmp, "tiny")
+    subprocess.run(["cc", "-O2", "-g", "-finstrument-functions", os.path.join(HERE, "workloads",
+                    "tiny.c"), "-o", tiny, "-lpthread"], check=True)
+    out = os.path.join(tmp, "n.prof")
+    pre = dict(env, LD_PRELOAD=lib, PROF_OUTPUT=out, PROF_QUIET="1")
+    sizes = (20, 60)  # Python calls of mixed.py; 500,000 native calls each
+    cmds = {}
+    for n in sizes:
+        cmds[("python", n)] = ([py, "mixed.py", str(n)], env)
+        cmds[("fnprof", n)] = ([py, "-m", "fnprof", "-o", out, "mixed.py", str(n)], env)
+        cmds[("C", n)] = ([tiny, str(n * 500000)], env)
+        cmds[("C fnprof", n)] = ([tiny, str(n * 500000)], pre)
+    times = {k: [] for k in cmds}
+    for _ in range(runs):
+        for k, (argv, e) in cmds.items():
+            times[k].append(wall(argv, tmp, e))
+    med = {k: statistics.median(v) for k, v in times.items()}
+    calls = (sizes[1] - sizes[0]) * 500000
+
+    def per_call(prof, floor):
+        return ((med[(prof, sizes[1])] - med[(prof, sizes[0])]) -
+                (med[(floor, sizes[1])] - med[(floor, sizes[0])])) / calls
+
+    whole = (med[("fnprof", sizes[0])] - med[("python", sizes[0])]) / (sizes[0] * 500000)
+    return per_call("fnprof", "python"), per_call("C fnprof", "C"), whole
 
 
 def main():
@@ -80,6 +118,13 @@ def main():
               % (r[0], "{:,}".format(r[1]), "{:,}".format(r[2]), r[3], r[4], r[5], r[6], r[7]))
     print("(ns/call: (profiled - python) / calls the profiler saw: cProfile's Python calls;"
           " fnprof's Python and native calls. median of %d runs)" % a.runs)
+    lib = os.path.join(build, "lib", "libfnprof.so")
+    under_py, in_c, whole = native_rows(py, tmp, env, lib, a.runs)
+    print()
+    print("native call above glibc's empty hooks, 20 M calls by difference of two sizes:")
+    print("  under python3 -m fnprof (mixed.py)  %5.1f ns" % under_py)
+    print("  in a C program (tiny.c, preloaded)  %5.1f ns" % in_c)
+    print("  (mixed's whole run, fixed costs included, 10 M calls: %.1f ns)" % whole)
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ library only.
 """
 
 import argparse
+import importlib.machinery
 import os
 import pstats
 import shutil
@@ -429,6 +430,49 @@ def case_man(a):
         raise Skip("neither man nor groff is installed (apt-get install man-db)")
 
 
+def deb_python(a, root):
+    """The Python package, when the build made it: in the .deb where Debian's python3 looks
+    (/usr/lib/python3/dist-packages), imported from the unpacked root by that python3 with
+    only PYTHONPATH (its _fnprof finds the root's libfnprof.so by its runpath), and
+    `python3 -m fnprof -o` profiling a script there."""
+    # The build's own extension (the one for the Python the tests run with, as CMake found
+    # it); tests/python.cmake builds 3.12's and 3.13's beside it, for its tests only.
+    built = ["_fnprof" + x for x in importlib.machinery.EXTENSION_SUFFIXES
+             if os.path.isfile(os.path.join(a.build, "python", "fnprof", "_fnprof" + x))][:1]
+    if not built:
+        print("no Python package in the build: not checked in the .deb")
+        return
+    pkg = os.path.join(root, "usr", "lib", "python3", "dist-packages", "fnprof")
+    for f in ["__init__.py", "__main__.py"] + built:
+        check(os.path.isfile(os.path.join(pkg, f)),
+              "the package lacks /usr/lib/python3/dist-packages/fnprof/" + f)
+    py = "/usr/bin/python3"
+    if not os.access(py, os.X_OK):
+        print("no %s: the packaged Python module not imported" % py)
+        return
+    suffixes = run([py, "-c", "import importlib.machinery as m; "
+                    "print(' '.join(m.EXTENSION_SUFFIXES))"]).stdout.split()
+    if not any(f.endswith(x) for f in built for x in suffixes):
+        print("%s is not the Python the module was built for (%s): not imported" % (py, built))
+        return
+    env = clean_env(PYTHONPATH=os.path.dirname(pkg))
+    env.pop("PYTHONHOME", None)
+    got = run([py, "-c", "import fnprof, fnprof._fnprof as m; print(fnprof.__file__); "
+               "print(m.library())"], env=env).stdout.split("\n")
+    real = os.path.realpath(root) + "/"
+    check(os.path.realpath(got[0]).startswith(real) and
+          os.path.realpath(got[1]).startswith(real),
+          "Debian's python3 took fnprof from outside the unpacked .deb: %r" % got)
+    with open(os.path.join(a.work, "deb_script.py"), "w") as f:
+        f.write("def square(x):\n    return x * x\n\n\nprint(sum(square(i) for i in range(9)))\n")
+    out = os.path.join(a.work, "deb_script.prof")
+    p = run([py, "-m", "fnprof", "-o", out, "deb_script.py"], env=env, cwd=a.work)
+    check(p.stdout == "204\n", "python3 -m fnprof from the .deb printed %r" % p.stdout)
+    calls = {k[2]: v[0] for k, v in profile(out).items()}
+    check(calls.get("square") == 9, "python3 -m fnprof from the .deb: square's calls %r"
+          % calls.get("square"))
+
+
 def case_deb(a):
     for tool in ("cpack", "dpkg-deb", "dpkg-shlibdeps", "dpkg"):
         if not shutil.which(tool):
@@ -522,6 +566,7 @@ def case_deb(a):
     run(["cmake", "--build", bdir])
     expect_primes(run_profiled(os.path.join(bdir, "primes"), bdir, "primes",
                                expect_out=PRIMES_OUT), ".deb, CMake")
+    deb_python(a, root)
     if shutil.which("man"):
         text = run(["man", "-l", os.path.join(usr, "share", "man", "man1", "fnprof.1")],
                    env=clean_env(MANWIDTH="80", PAGER="cat", MANPAGER="cat")).stdout
