@@ -456,6 +456,7 @@ int fnp_diff_judge(struct fnp_diff_judgement *j, const struct fnp_diff *d,
     struct test *tests = NULL;
     unsigned char *reject = NULL;
     size_t ntests = 0, ntime = 0;
+    int rc = -ENOMEM;
     for (size_t i = 0; i < nrules; i++)
         ntime += time_rule(&rules[i]);
     if (ntime && d->nrows > SIZE_MAX / sizeof(*tests) / ntime)
@@ -514,20 +515,16 @@ int fnp_diff_judge(struct fnp_diff_judgement *j, const struct fnp_diff *d,
             t += tested;
         }
     }
+    rc = 0;
+oom_test: /* with rc still -ENOMEM */
     fnp_ranktest_free(&rt);
     free(scratch);
     free(tests);
     free(tp);
     free(adjusted);
     free(reject);
-    return 0;
-oom_test:
-    fnp_ranktest_free(&rt);
-    free(scratch);
-    free(tests);
-    free(tp);
-    free(adjusted);
-    free(reject);
+    if (!rc)
+        return 0;
 oom:
     fnp_diff_judgement_free(j);
     return -ENOMEM;
