@@ -7,7 +7,7 @@ node, its CPUs as nproc counts them, both ports free ones on loopback, state, sp
 and log files in the scratch folder, SlurmUser root), waits for sinfo to call the node
 idle, and runs two job steps of four tasks:
 
-  - srun --mpi=pmix -n 4 fnprof run --mpi -o out.%r.prof -- ./imbalance
+  - srun -n 4 --mpi=pmix fnprof run --mpi -o out.%r.prof -- ./imbalance
     Open MPI's ranks started by slurmd through PMIx (no mpirun), tests/mpi/imbalance.c:
     four files out.0.prof ... out.3.prof, each rank's counts exact (tests/mpi/run_mpi.py's
     checks), fnprof ranks and fnprof merge over them;
@@ -208,17 +208,34 @@ class Cluster:
         self.procs = [p for p in self.procs if p.poll() is None]
 
 
-def srun(cluster, args, cwd, timeout=180):
-    cmd = ["srun", "-n", str(NP)]
+DOCS = HERE.parent.parent / "docs" / "mpi.md"
+DOCS_NAMES = {"./imbalance": "./app", "./tasks": "./serial"}
+
+
+def check_docs_line(cmd):
+    """docs/mpi.md's Slurm section shows the command run here, with fnprof by its name, the
+    programs as ./app and ./serial, and without the --overcommit of a small node."""
+    words = [DOCS_NAMES.get(w, "fnprof" if w.endswith("/fnprof") else w) for w in cmd
+             if w != "--overcommit"]
+    line = " ".join(words)
+    if not any(ln.startswith(line + " ") or ln == line
+               for ln in DOCS.read_text().splitlines()):
+        fail(f"docs/mpi.md has no line {line!r}: the docs' Slurm lines are this test's")
+
+
+def srun(cluster, opts, prog, cwd, timeout=180):
+    """srun -n 4 OPTS [--overcommit] PROG...: docs/mpi.md shows these commands."""
+    cmd = ["srun", "-n", str(NP)] + opts
     if cluster.cpus < NP:
         cmd.append("--overcommit")
-    cmd += args
+    cmd += prog
     env = dict(cluster.env)
     # Open MPI on one node: shared memory and self (tests/mpi/mpilaunch.py says why), plain
     # copies, and waiting ranks that yield the CPU to the working one.
     env.update(OMPI_MCA_btl="self,vader", OMPI_MCA_btl_vader_single_copy_mechanism="none",
                OMPI_MCA_mpi_yield_when_idle="1")
     print("running: " + " ".join(cmd), flush=True)
+    check_docs_line(cmd)
     try:
         r = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
                            timeout=timeout)
@@ -247,8 +264,8 @@ def step_mpi(args, cluster, work):
     plugin = mpi_plugin(cluster)
     if not plugin:
         fail("srun --mpi=list names no pmix: Open MPI's ranks cannot be started by srun")
-    r = srun(cluster, [f"--mpi={plugin}", args.fnprof, "run", "--mpi", "-o", "out.%r.prof",
-                       "--", f"./{prog.name}"], work)
+    r = srun(cluster, [f"--mpi={plugin}"], [args.fnprof, "run", "--mpi", "-o", "out.%r.prof",
+                                             "--", f"./{prog.name}"], work)
     want = f"imbalance: size {NP} tokens {run_mpi.STEPS * (NP - 1)} left "
     if not r.stdout.startswith(want):
         fail(f"program output {r.stdout!r}, expected it to start {want!r}")
@@ -275,7 +292,7 @@ def step_tasks(args, cluster, work):
     b = subprocess.run(cmd, capture_output=True, text=True)
     if b.returncode != 0:
         fail(f"{' '.join(cmd)}: exit {b.returncode}\n{b.stderr}")
-    r = srun(cluster, ["env", "PROF_OUTPUT=out.%r.prof", "./tasks"], work)
+    r = srun(cluster, [], ["env", "PROF_OUTPUT=out.%r.prof", "./tasks"], work)
     lines = sorted(r.stdout.splitlines())
     if [ln.split(" checksum")[0] for ln in lines] != [
             f"tasks: task {rk} units {TASK_UNITS * (rk + 1)}" for rk in range(NP)]:
