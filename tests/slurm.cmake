@@ -7,7 +7,8 @@ find_package(MPI COMPONENTS C QUIET)
 
 set(fnp_slurm_skip "")
 if(NOT TARGET fnprof_mpi)
-    set(fnp_slurm_skip "MPI not found when fnprof was configured (install openmpi-bin libopenmpi-dev)")
+    set(fnp_slurm_skip
+        "MPI not found when fnprof was configured (install openmpi-bin libopenmpi-dev)")
 endif()
 set(fnp_slurm_args)
 if(fnp_slurm_skip)
