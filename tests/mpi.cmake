@@ -75,7 +75,6 @@ add_test(NAME e2e.mpi.makefile_mpicc
                  --bin $<TARGET_FILE_DIR:fnprof> --readme ${PROJECT_SOURCE_DIR}/README.md
                  --work ${CMAKE_CURRENT_BINARY_DIR}/mpi/makefile_mpicc)
 set_tests_properties(e2e.mpi.makefile_mpicc PROPERTIES LABELS "e2e;mpi" SKIP_RETURN_CODE 77)
-# SPDX-License-Identifier: MIT
 # The same line with FNPROF_CC=mpicc.mpich (MPICH beside Open MPI): the program needs
 # libmpich.so.12 and is instrumented.
 add_test(NAME e2e.mpi.makefile_mpicc.mpich
@@ -84,3 +83,4 @@ add_test(NAME e2e.mpi.makefile_mpicc.mpich
                  --work ${CMAKE_CURRENT_BINARY_DIR}/mpi/makefile_mpicc.mpich --mpicc mpicc.mpich)
 set_tests_properties(e2e.mpi.makefile_mpicc.mpich PROPERTIES LABELS "e2e;mpi;mpich"
                      SKIP_RETURN_CODE 77)
+# SPDX-License-Identifier: MIT
