@@ -390,7 +390,9 @@ static struct module *module_get(struct fnp_symbolizer *s, const char *path)
         return NULL;
     }
     const char *base = strrchr(m->path, '/');
-    m->mpi = strncmp(base ? base + 1 : m->path, FNP_MPI_LIBRARY, strlen(FNP_MPI_LIBRARY)) == 0;
+    base = base ? base + 1 : m->path;
+    m->mpi = strncmp(base, FNP_MPI_LIBRARY, strlen(FNP_MPI_LIBRARY)) == 0 ||
+             strncmp(base, FNP_MPICH_LIBRARY, strlen(FNP_MPICH_LIBRARY)) == 0;
     m->elf_err = fnp_elf_load(path, &m->elf);
     if (m->elf_err == -ENOMEM) {
         module_free(m); /* not cached: a later call may find memory */

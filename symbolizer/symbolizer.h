@@ -54,8 +54,10 @@ enum fnp_sym_source {
 };
 
 /* fnprof's MPI wrappers (runtime/mpi): every function of a library whose file name starts
- * with FNP_MPI_LIBRARY is keyed (FNP_MPI_FILE, 0, its name), whatever its source. */
+ * with FNP_MPI_LIBRARY or FNP_MPICH_LIBRARY (the same wrappers built for MPICH beside Open
+ * MPI) is keyed (FNP_MPI_FILE, 0, its name), whatever its source. */
 #define FNP_MPI_LIBRARY "libfnprof-mpi.so"
+#define FNP_MPICH_LIBRARY "libfnprof-mpich.so"
 #define FNP_MPI_FILE "MPI"
 
 struct fnp_symbol {

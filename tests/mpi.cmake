@@ -37,6 +37,36 @@ foreach(case env_rank env_plain exported linked run_rank run_plain count filter 
                          SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
 endforeach()
 
+# The same cases under MPICH beside Open MPI (mpicc.mpich, Hydra's mpiexec.hydra, the
+# wrappers built for MPICH: libfnprof-mpich.so), as e2e.mpi.<case>.mpich; mismatch:
+# fnprof run --mpi on an MPICH program where only Open MPI's wrappers were built refuses it
+# in one line. no_lib has no MPI program, so it runs once, above.
+find_program(FNP_MPICC_MPICH mpicc.mpich)
+find_program(FNP_MPIEXEC_HYDRA mpiexec.hydra)
+set(fnp_mpich_skip "")
+if(NOT TARGET fnprof_mpich)
+    set(fnp_mpich_skip "MPICH beside Open MPI not found when fnprof was configured (install "
+                       "mpich libmpich-dev)")
+elseif(NOT FNP_MPICC_MPICH OR NOT FNP_MPIEXEC_HYDRA)
+    set(fnp_mpich_skip "no mpicc.mpich or mpiexec.hydra found (install mpich libmpich-dev)")
+endif()
+foreach(case env_rank env_plain exported linked run_rank run_plain count filter reversed
+        alone fork more mismatch)
+    set(fnp_mpi_args)
+    if(fnp_mpich_skip)
+        set(fnp_mpi_args --skip "${fnp_mpich_skip}")
+    endif()
+    add_test(NAME e2e.mpi.${case}.mpich
+             COMMAND Python3::Interpreter -B ${CMAKE_CURRENT_LIST_DIR}/mpi/run_mpi.py
+                     --case ${case} --fnprof $<TARGET_FILE:fnprof>
+                     --lib-dir $<TARGET_FILE_DIR:fnprof_shared> --flavour mpich
+                     --mpi-lib libfnprof-mpich.so --mpicc "${FNP_MPICC_MPICH}"
+                     --mpiexec "${FNP_MPIEXEC_HYDRA}"
+                     --workdir ${CMAKE_CURRENT_BINARY_DIR}/mpi/${case}.mpich ${fnp_mpi_args})
+    set_tests_properties(e2e.mpi.${case}.mpich PROPERTIES LABELS "e2e;mpi;mpich" TIMEOUT 300
+                         SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+endforeach()
+
 # The README's MPI build line on an Open MPI-style Makefile ($(MPICC), never $(CC)): the
 # program is instrumented; CC=fnprof-cc alone is not, and fnprof doctor says so. Needs
 # mpicc and make only (no ranks are started).
@@ -45,4 +75,12 @@ add_test(NAME e2e.mpi.makefile_mpicc
                  --bin $<TARGET_FILE_DIR:fnprof> --readme ${PROJECT_SOURCE_DIR}/README.md
                  --work ${CMAKE_CURRENT_BINARY_DIR}/mpi/makefile_mpicc)
 set_tests_properties(e2e.mpi.makefile_mpicc PROPERTIES LABELS "e2e;mpi" SKIP_RETURN_CODE 77)
+# The same line with FNPROF_CC=mpicc.mpich (MPICH beside Open MPI): the program needs
+# libmpich.so.12 and is instrumented.
+add_test(NAME e2e.mpi.makefile_mpicc.mpich
+         COMMAND Python3::Interpreter -B ${CMAKE_CURRENT_LIST_DIR}/mpi/makefile_mpicc.py
+                 --bin $<TARGET_FILE_DIR:fnprof> --readme ${PROJECT_SOURCE_DIR}/README.md
+                 --work ${CMAKE_CURRENT_BINARY_DIR}/mpi/makefile_mpicc.mpich --mpicc mpicc.mpich)
+set_tests_properties(e2e.mpi.makefile_mpicc.mpich PROPERTIES LABELS "e2e;mpi;mpich"
+                     SKIP_RETURN_CODE 77)
 # SPDX-License-Identifier: MIT

@@ -31,6 +31,7 @@
 #include "cli.h"
 #include "doctor.h"
 #include "libdir.h"
+#include "mpi-flavour.h"
 
 #define DEFAULT_OUTPUT "fnprof.prof"
 
@@ -64,9 +65,11 @@ static void usage(FILE *out)
                  "      --no-merge     leave each process's file as written (fnprof run then\n"
                  "                     execs PROGRAM; so does a PROF_SCHEDULE in the\n"
                  "                     environment, whose cycles have files of their own)\n"
-                 "      --mpi          also preload libfnprof-mpi.so: each MPI call of the\n"
-                 "                     C bindings (MPI_Send, MPI_Wait, MPI_Barrier, ...) is\n"
-                 "                     a function of the profile, under the function that\n"
+                 "      --mpi          also preload the PMPI wrappers built for the MPI that\n"
+                 "                     PROGRAM links (libfnprof-mpi.so or, for MPICH beside\n"
+                 "                     Open MPI, libfnprof-mpich.so): each MPI call of the C\n"
+                 "                     bindings (MPI_Send, MPI_Wait, MPI_Barrier, ...) is a\n"
+                 "                     function of the profile, under the function that\n"
                  "                     made it; run once per rank: mpirun -np 4 fnprof run\n"
                  "                     --mpi -o out.%%r.prof -- ./app (docs/mpi.md)\n"
                  "  -h, --help         show this help\n");
@@ -96,24 +99,79 @@ int fnp_run_library(const char *cmd, char *out, size_t n)
     return preloadable(cmd, real, out, n);
 }
 
-/* libfnprof-mpi.so, the PMPI wrappers, beside libfnprof.so; built only where CMake found
- * MPI (runtime/mpi/CMakeLists.txt). Returns 0, or -1 after saying why. */
-static int mpi_library(char *out, size_t n)
+/* Where execvp would find prog: prog itself when it has a slash, else the first executable
+ * of that name on PATH. Returns 0, or -1 when there is none (execvp then says why). */
+static int program_path(const char *prog, char *out, size_t n)
 {
-    char real[PATH_MAX], why[PATH_MAX + 128];
-    errno = 0;
-    if (fnp_runtime_file("libfnprof-mpi.so", real, sizeof(real), why, sizeof(why))) {
-        if (errno == ENOENT)
-            fnp_cli_error("run",
-                          "--mpi: libfnprof-mpi.so is missing (install the fnprof-mpi "
-                          "package; from source, it is built when MPI is found: install "
-                          "libopenmpi-dev, configure and build again); %s",
-                          why);
-        else
-            fnp_cli_error("run", "--mpi: %s", why);
-        return -1;
+    if (strchr(prog, '/')) {
+        snprintf(out, n, "%s", prog);
+        return 0;
     }
-    return preloadable("run", real, out, n);
+    const char *path = getenv("PATH");
+    for (const char *p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
+        size_t len = strcspn(p, ":");
+        int w = snprintf(out, n, "%.*s%s%s", (int)len, p, len ? "/" : "", prog);
+        if (w > 0 && (size_t)w < n && access(out, X_OK) == 0)
+            return 0;
+        p += len + (p[len] == ':');
+    }
+    return -1;
+}
+
+/* The PMPI wrappers, beside libfnprof.so, one library per MPI found when fnprof was built
+ * (runtime/mpi/CMakeLists.txt): libfnprof-mpi.so for the default MPI, libfnprof-mpich.so
+ * for MPICH beside Open MPI. The program's own DT_NEEDED names its MPI, each library's
+ * its own; the first that agrees is preloaded. A program whose MPI cannot be read (a
+ * script, a launcher) gets libfnprof-mpi.so. Returns 0, or -1 after saying why. */
+static int mpi_library(const char *program, char *out, size_t n)
+{
+    static const char *const libs[] = {"libfnprof-mpi.so", "libfnprof-mpich.so"};
+    char path[PATH_MAX], needed[64] = "";
+    enum fnp_mpi_flavour want = FNP_MPI_UNKNOWN;
+    if (program_path(program, path, sizeof(path)) == 0)
+        want = fnp_mpi_flavour_of(path, needed, sizeof(needed));
+    char real[PATH_MAX], why[PATH_MAX + 128], first_why[PATH_MAX + 128] = "";
+    char first_needed[64] = "";
+    int first_errno = 0, found = 0;
+    enum fnp_mpi_flavour first = FNP_MPI_UNKNOWN;
+    for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
+        errno = 0;
+        if (fnp_runtime_file(libs[i], real, sizeof(real), why, sizeof(why))) {
+            if (i == 0) {
+                first_errno = errno;
+                snprintf(first_why, sizeof(first_why), "%s", why);
+            }
+            continue;
+        }
+        char lib_needed[64];
+        enum fnp_mpi_flavour have = fnp_mpi_flavour_of(real, lib_needed, sizeof(lib_needed));
+        if (want == FNP_MPI_UNKNOWN ? i == 0 : have == want)
+            return preloadable("run", real, out, n);
+        if (!found++ || i == 0) {
+            first = have;
+            snprintf(first_needed, sizeof(first_needed), "%s", lib_needed);
+        }
+    }
+    if (found) {
+        int mpich = want == FNP_MPI_MPICH;
+        fnp_cli_error("run",
+                      "--mpi: %s links %s (%s), and the wrappers built here are for %s (%s): "
+                      "%s is missing (install the %s package; from source, install %s, "
+                      "configure and build again)",
+                      program, fnp_mpi_flavour_name(want), needed, fnp_mpi_flavour_name(first),
+                      first_needed, mpich ? "libfnprof-mpich.so" : "libfnprof-mpi.so",
+                      mpich ? "fnprof-mpich" : "fnprof-mpi",
+                      mpich ? "libmpich-dev" : "libopenmpi-dev");
+    } else if (first_errno == ENOENT) {
+        fnp_cli_error("run",
+                      "--mpi: libfnprof-mpi.so is missing (install the fnprof-mpi "
+                      "package; from source, it is built when MPI is found: install "
+                      "libopenmpi-dev or libmpich-dev, configure and build again); %s",
+                      first_why);
+    } else {
+        fnp_cli_error("run", "--mpi: %s", first_why);
+    }
+    return -1;
 }
 
 /* The program may chdir before it exits: a relative output would land wherever it went. */
@@ -533,7 +591,8 @@ int fnp_cmd_run(int argc, char **argv)
         return fnp_cli_usage_error("run", "empty output file name");
 
     char lib[PATH_MAX], mpilib[PATH_MAX] = "";
-    if (fnp_run_library("run", lib, sizeof(lib)) || (mpi && mpi_library(mpilib, sizeof(mpilib))))
+    if (fnp_run_library("run", lib, sizeof(lib)) ||
+        (mpi && mpi_library(argv[optind], mpilib, sizeof(mpilib))))
         return FNP_EXIT_FAILURE;
     char *out = absolute(output);
     char *preload = NULL;

@@ -4,9 +4,10 @@ with its own $(MPICC), as Open MPI's examples do): the program it builds must be
 instrumented and linked with libfnprof (fnprof doctor says it will be profiled). Also: the
 line that sets only CC builds an uninstrumented program, and fnprof doctor says so.
 
-    makefile_mpicc.py --bin DIR --readme README.md --work DIR
+    makefile_mpicc.py --bin DIR --readme README.md --work DIR [--mpicc mpicc.mpich]
 
-DIR holds fnprof, fnprof-cc. Exit 0 pass, 1 fail, 77 skipped (no mpicc or make).
+DIR holds fnprof, fnprof-cc. --mpicc: the README's line with another MPI's compiler
+(FNPROF_CC=mpicc.mpich, MPICH beside Open MPI); the program must then need that MPI. Exit 0 pass, 1 fail, 77 skipped (no mpicc or make).
 python3 standard library only.
 """
 import argparse
@@ -55,18 +56,24 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--readme", required=True)
     ap.add_argument("--work", required=True)
+    ap.add_argument("--mpicc", default="mpicc")
     a = ap.parse_args()
-    for tool in ("mpicc", "make"):
+    for tool in (a.mpicc, "make"):
         if not shutil.which(tool):
-            print("skipped: %s not found (install openmpi-bin, make)" % tool)
+            pkgs = "mpich libmpich-dev" if a.mpicc == "mpicc.mpich" else "openmpi-bin"
+            print("skipped: %s not found (install %s, make)" % (tool, pkgs))
             return 77
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PROF_", "FNPROF_")) and k not in ("CC", "MPICC", "LD_PRELOAD")}
     env["PATH"] = os.path.abspath(a.bin) + ":" + env.get("PATH", "")
     fnprof = os.path.join(a.bin, "fnprof")
 
-    line = readme_line(a.readme)
+    line = readme_line(a.readme).replace("FNPROF_CC=mpicc ", "FNPROF_CC=%s " % a.mpicc)
     prog = build(line, os.path.join(a.work, "readme"), env)
+    if a.mpicc == "mpicc.mpich":
+        r = subprocess.run(["readelf", "-d", prog], capture_output=True, text=True)
+        if "[libmpich.so.12]" not in r.stdout:
+            fail("%r: the program does not need MPICH's libmpich.so.12:\n%s" % (line, r.stdout))
     status, d = doctor(fnprof, prog, env)
     exe = d["modules"][0]
     if status != 0 or not exe["instrumented"] or not exe["functions"]:
@@ -74,7 +81,8 @@ def main():
              % (line, status, d["verdict"]))
 
     # CC alone: the Makefile never runs $(CC); doctor says there is nothing to profile.
-    prog = build("FNPROF_CC=mpicc make CC=fnprof-cc", os.path.join(a.work, "cc-only"), env)
+    prog = build("FNPROF_CC=%s make CC=fnprof-cc" % a.mpicc, os.path.join(a.work, "cc-only"),
+                 env)
     status, d = doctor(fnprof, prog, env)
     if status != 1 or "nothing to profile" not in d["verdict"]:
         fail("CC=fnprof-cc alone: doctor exit %d, verdict %r" % (status, d["verdict"]))

@@ -45,7 +45,9 @@ __attribute__((noinline)) int one_sided(int rank, int size)
 {
     int *base = NULL, one = 1, old = -1, mine = -1;
     MPI_Win win;
-    MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    /* A page, not one int: Debian's MPICH 4.0.2 sends every rank's Fetch_and_op on
+     * 4-byte windows to rank 0's counter (each rank then reads 4); with a page each its own. */
+    MPI_Win_allocate(4096, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
     MPI_Win_lock_all(0, win);
     *base = 0;
     MPI_Win_sync(win);

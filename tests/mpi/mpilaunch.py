@@ -1,6 +1,9 @@
-"""How the MPI tests and bench/mpi start Open MPI's ranks on one machine.
+"""How the MPI tests and bench/mpi start ranks on one machine, under Open MPI's mpirun or
+MPICH's Hydra (mpiexec.hydra).
 
-    mpirun_cmd(mpiexec, np, yield_when_idle=False) -> the command up to the program
+    mpirun_cmd(mpiexec, np, yield_when_idle=False, flavour="openmpi") -> the command up to
+        the program
+    env_args(flavour, name, value) -> the launcher's options passing name=value to the ranks
     mpi_env() -> the environment: nothing of fnprof's or the loader's, and plain copies
 
 python3 standard library only.
@@ -12,7 +15,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from run_case import clean_env  # noqa: E402  pylint: disable=wrong-import-position
 
 
-def mpirun_cmd(mpiexec, np, yield_when_idle=False):
+def mpirun_cmd(mpiexec, np, yield_when_idle=False, flavour="openmpi"):
+    if flavour == "mpich":
+        # Hydra runs as root, oversubscribes and forks local ranks without being told.
+        return [mpiexec, "-n", str(np)]
     cmd = [mpiexec, "--oversubscribe", "-np", str(np)]
     # OpenMPI refuses to start as root without being told (CI containers run as root).
     if os.geteuid() == 0:
@@ -25,6 +31,13 @@ def mpirun_cmd(mpiexec, np, yield_when_idle=False):
     if yield_when_idle:
         cmd += ["--mca", "mpi_yield_when_idle", "1"]
     return cmd
+
+
+def env_args(flavour, name, value):
+    """Open MPI's -x NAME=VALUE; Hydra's -genv NAME VALUE (its -x is not an option)."""
+    if flavour == "mpich":
+        return ["-genv", name, value]
+    return ["-x", f"{name}={value}"]
 
 
 def mpi_env():

@@ -15,6 +15,7 @@ under mpirun with libfnprof.so and libfnprof-mpi.so, and checks every rank's fil
     every count the sum.
 
     run_mpi.py --case NAME --fnprof BIN --lib-dir DIR --mpicc MPICC --mpiexec MPIRUN --workdir W
+               [--flavour openmpi|mpich] [--mpi-lib libfnprof-mpich.so]
 
 Cases: env_rank (-x PROF_OUTPUT=out.%r.prof), env_plain (out.prof: ".rank<r>"), linked
 (the program linked with -lfnprof, PROF_OUTPUT in mpirun's own environment, only the
@@ -27,7 +28,10 @@ win, each rank says so in one line and writes nothing, exit status 0), fork (eac
 forks a child that calls compute() and exits, under fnprof run --mpi -o out.prof: the
 child's calls are in the rank's file, no .rank<r>.<pid> left), more (tests/mpi/more_calls.c:
 MPI-IO, a Cartesian topology and a neighbourhood collective, one-sided calls, a persistent
-synchronous send, each call's count and caller exact).
+synchronous send, each call's count and caller exact), mismatch (MPICH only: fnprof run
+--mpi on the MPICH program where only Open MPI's wrappers were built refuses it in one line).
+--flavour mpich runs the same cases with mpicc.mpich, Hydra's mpiexec.hydra (-genv for -x)
+and --mpi-lib libfnprof-mpich.so, the wrappers built for MPICH.
 Exit 77 (ctest's skip) when MPI cannot be run here, with the reason.
 python3 standard library only.
 """
@@ -43,7 +47,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "e2e"))
 import fnptree  # noqa: E402
-from mpilaunch import mpi_env, mpirun_cmd  # noqa: E402
+from mpilaunch import env_args, mpi_env, mpirun_cmd  # noqa: E402
 
 NP = 4
 STEPS, UNITS = 4, 10
@@ -54,6 +58,11 @@ REL = 1e-9
 
 def fail(msg):
     sys.exit(f"FAIL: {msg}")
+
+
+def xenv(args, name, value):
+    """The launcher's options setting name=value in every rank (mpilaunch.env_args)."""
+    return env_args(args.flavour, name, value)
 
 
 def expected(rank, fork=False):
@@ -330,10 +339,43 @@ def case_no_lib(args, work):
         fail(f"fnprof run --help does not show --mpi: {r.stdout!r}")
 
 
+def case_mismatch(args, work, prog):
+    """fnprof run --mpi on a program of this MPI where only the other MPI's wrappers were
+    built (a copy of fnprof beside libfnprof.so and libfnprof-mpi.so alone, the latter
+    built for Open MPI): one line naming both, exit 1, the program not run."""
+    lib = Path(args.lib_dir).resolve()
+    rel = os.path.relpath(lib, Path(args.fnprof).resolve().parent)
+    bindir = work / "bin"
+    libdir = (bindir / rel).resolve()
+    bindir.mkdir(parents=True)
+    libdir.mkdir(parents=True, exist_ok=True)
+    shutil.copy(args.fnprof, bindir / "fnprof")
+    for name in ("libfnprof.so", "libfnprof-mpi.so"):
+        os.symlink(lib / name, libdir / name)
+    try:
+        # Refused, the program never starts; run, one rank of imbalance.c waits for itself.
+        r = subprocess.run([str(bindir / "fnprof"), "run", "--mpi", "-o", str(work / "x.prof"),
+                            "--", str(prog)], capture_output=True, text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        fail("fnprof run --mpi ran the MPICH program with Open MPI's wrappers (still running "
+             "after 30 s)")
+    lines = r.stderr.splitlines()
+    want = (f"fnprof: run: --mpi: {prog} links MPICH (libmpich.so.12), and the wrappers "
+            "built here are for Open MPI (libmpi.so.40): libfnprof-mpich.so is missing")
+    if r.returncode != 1 or len(lines) != 1 or not lines[0].startswith(want) or r.stdout:
+        fail(f"fnprof run --mpi, MPICH program, Open MPI wrappers only: exit {r.returncode}, "
+             f"stdout {r.stdout!r}, stderr {r.stderr!r}; expected one line {want}...")
+    if list(work.glob("x.prof*")):
+        fail("fnprof run --mpi ran the program with the other MPI's wrappers")
+    print("ok: mismatch: refused in one line")
+    return 0
+
+
 def case_more(args, work, base, env, fnprof_lib, mpi_lib, keep):
     """The wrappers beyond the classic calls (more_calls.c): each count and caller exact."""
     prog = build(args, work, False, "more_calls")
-    cmd = base + ["-x", "PROF_OUTPUT=out.%r.prof", "-x", f"LD_PRELOAD={fnprof_lib}:{mpi_lib}",
+    cmd = base + [*xenv(args, "PROF_OUTPUT", "out.%r.prof"),
+                  *xenv(args, "LD_PRELOAD", f"{fnprof_lib}:{mpi_lib}"),
                   str(prog), "more_calls.dat"]
     run(args, cmd, work, env, want=f"more_calls: size {NP} checks {4 * NP} of {4 * NP}\n")
     names = [f"out.{rk}.prof" for rk in range(NP)]
@@ -349,7 +391,8 @@ def case_alone(args, work, base, env, prog, mpi_lib):
     comes in as the wrappers' dependency, after libc, whose empty hooks the program's calls
     and the wrappers' reach. Each rank says so in one line naming libc, writes nothing, and
     the program's exit status stays 0."""
-    cmd = base + ["-x", "PROF_OUTPUT=out.%r.prof", "-x", f"LD_PRELOAD={mpi_lib}", str(prog)]
+    cmd = base + [*xenv(args, "PROF_OUTPUT", "out.%r.prof"),
+                  *xenv(args, "LD_PRELOAD", str(mpi_lib)), str(prog)]
     r = run(args, cmd, work, env)
     lines = r.stderr.splitlines()
     head = "fnprof: no instrumented call was recorded: the program's calls reach the hooks of "
@@ -375,6 +418,10 @@ def main():
     ap.add_argument("--mpicc", default="")
     ap.add_argument("--mpiexec", default="")
     ap.add_argument("--workdir", required=True)
+    ap.add_argument("--flavour", choices=("openmpi", "mpich"), default="openmpi",
+                    help="the launcher's options: Open MPI's mpirun or MPICH's Hydra")
+    ap.add_argument("--mpi-lib", default="libfnprof-mpi.so",
+                    help="the wrappers built for this MPI, in --lib-dir")
     ap.add_argument("--skip", default="", help="skip with this reason (MPI not found)")
     args = ap.parse_args()
     if args.skip:
@@ -389,45 +436,45 @@ def main():
         return 0
     for tool in (args.mpicc, args.mpiexec):
         if not tool or not shutil.which(tool):
-            print(f"SKIPPED: {tool or 'mpicc/mpirun'} not found (install openmpi-bin "
-                  "libopenmpi-dev)")
+            pkgs = "mpich libmpich-dev" if args.flavour == "mpich" else "openmpi-bin libopenmpi-dev"
+            print(f"SKIPPED: {tool or 'mpicc/mpirun'} not found (install {pkgs})")
             return SKIP
 
     lib = Path(args.lib_dir).resolve()
-    fnprof_lib, mpi_lib = lib / "libfnprof.so", lib / "libfnprof-mpi.so"
+    fnprof_lib, mpi_lib = lib / "libfnprof.so", lib / args.mpi_lib
     linked = args.case == "linked"
     fork = args.case == "fork"
     prog = build(args, work, linked)
     keep = {prog.name}
     env = mpi_env()
-    base = mpirun_cmd(args.mpiexec, NP, yield_when_idle=True)
+    base = mpirun_cmd(args.mpiexec, NP, yield_when_idle=True, flavour=args.flavour)
     count_only = False
     preload = f"{fnprof_lib}:{mpi_lib}"
     want_funcs = {rk: expected(rk, fork) for rk in range(NP)}
     prog_args = [str(prog)]
     if args.case in ("env_rank", "count", "filter"):
-        cmd = base + ["-x", "PROF_OUTPUT=out.%r.prof", "-x", f"LD_PRELOAD={preload}"]
+        cmd = base + [*xenv(args, "PROF_OUTPUT", "out.%r.prof"), *xenv(args, "LD_PRELOAD", preload)]
         names = [f"out.{rk}.prof" for rk in range(NP)]
         if args.case == "count":
-            cmd += ["-x", "PROF_TIMER=none"]
+            cmd += xenv(args, "PROF_TIMER", "none")
             count_only = True
         if args.case == "filter":
             flt = work / "filter.txt"
             flt.write_text("SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE MPI_Barrier work\n"
                            "SCOREP_REGION_NAMES_END\n")
             keep.add(flt.name)
-            cmd += ["-x", f"PROF_FILTER={flt}"]
+            cmd += xenv(args, "PROF_FILTER", str(flt))
             for rk in range(NP):
                 del want_funcs[rk]["MPI_Barrier"], want_funcs[rk]["work"]
     elif args.case == "env_plain":
-        cmd = base + ["-x", "PROF_OUTPUT=out.prof", "-x", f"LD_PRELOAD={preload}"]
+        cmd = base + [*xenv(args, "PROF_OUTPUT", "out.prof"), *xenv(args, "LD_PRELOAD", preload)]
         names = [f"out.prof.rank{rk}" for rk in range(NP)]
     elif args.case == "linked":
         # Linked with -lfnprof: the hooks come from the program's own link; only the
         # wrappers are preloaded. PROF_OUTPUT exported to mpirun itself, as a Slurm user
         # exports it before srun: the launcher, not linked with fnprof, writes nothing.
         env["PROF_OUTPUT"] = "out.%r.prof"
-        cmd = base + ["-x", f"LD_PRELOAD={mpi_lib}"]
+        cmd = base + xenv(args, "LD_PRELOAD", str(mpi_lib))
         names = [f"out.{rk}.prof" for rk in range(NP)]
     elif args.case == "exported":
         # Both variables in mpirun's own environment: mpirun itself (fnprof preloaded, but
@@ -446,10 +493,13 @@ def main():
     elif args.case == "reversed":
         # libfnprof.so after the wrappers: preloaded, it still comes before libc in the
         # lookup, so its hooks answer; the order among the preloaded libraries is free.
-        cmd = base + ["-x", "PROF_OUTPUT=out.%r.prof", "-x", f"LD_PRELOAD={mpi_lib}:{fnprof_lib}"]
+        cmd = base + [*xenv(args, "PROF_OUTPUT", "out.%r.prof"),
+                      *xenv(args, "LD_PRELOAD", f"{mpi_lib}:{fnprof_lib}")]
         names = [f"out.{rk}.prof" for rk in range(NP)]
     elif args.case == "more":
         return case_more(args, work, base, env, fnprof_lib, mpi_lib, keep)
+    elif args.case == "mismatch":
+        return case_mismatch(args, work, prog)
     elif args.case == "alone":
         return case_alone(args, work, base, env, prog, mpi_lib)
     elif args.case == "fork":

@@ -482,8 +482,11 @@ def case_deb(a):
     debs = sorted(f for f in os.listdir(out) if f.endswith(".deb"))
     arch = run(["dpkg", "--print-architecture"]).stdout.strip()
     mpi_built = os.path.exists(os.path.join(a.build, "lib", "libfnprof-mpi.so"))
+    mpich_built = os.path.exists(os.path.join(a.build, "lib", "libfnprof-mpich.so"))
     want = ["fnprof_0.1.0_%s.deb" % arch] + (["fnprof-mpi_0.1.0_%s.deb" % arch] if mpi_built
                                              else [])
+    mpich_deb = "fnprof-mpich_0.1.0_%s.deb" % arch
+    want += [mpich_deb] if mpich_built else []
     check(debs == sorted(want), "cpack wrote %s, not %s" % (debs, want))
     deb = os.path.join(out, want[0])
 
@@ -510,6 +513,17 @@ def case_deb(a):
               "fnprof-mpi's Depends: %r" % mfields.get("Depends"))
         mlisting = run(["dpkg-deb", "-c", mpi_deb]).stdout
         check("./usr/lib/libfnprof-mpi.so" in mlisting, "fnprof-mpi lacks libfnprof-mpi.so")
+        check("libfnprof-mpich" not in mlisting, "libfnprof-mpich.so is in fnprof-mpi")
+    if mpich_built:
+        # MPICH's wrappers: their own package, depending on MPICH's library alone.
+        path = os.path.join(out, mpich_deb)
+        mfields = control(path)
+        depends = mfields.get("Depends", "")
+        check(mfields.get("Package") == "fnprof-mpich", "Package: %r" % mfields.get("Package"))
+        check("fnprof (= 0.1.0)" in depends and "libmpich" in depends
+              and "libopenmpi" not in depends, "fnprof-mpich's Depends: %r" % depends)
+        check("./usr/lib/libfnprof-mpich.so" in run(["dpkg-deb", "-c", path]).stdout,
+              "fnprof-mpich lacks libfnprof-mpich.so")
     root = os.path.join(a.work, "root")
     run(["dpkg", "-x", deb, root])
     usr = os.path.join(root, "usr")
