@@ -220,7 +220,7 @@ int fnp_view_html(const struct fnp_profile *p, const struct fnp_view_opts *opts,
     const char *title = opts && opts->title ? opts->title : "profile";
     size_t n = p->ntree;
     struct out *o = malloc(sizeof(*o));
-    char **labels = fnp_labels_new(p);
+    char **labels = fnp_labels_new(p, opts && opts->short_names);
     uint32_t *file_of = malloc((p->nfuncs ? p->nfuncs : 1) * sizeof(*file_of));
     uint64_t *self = malloc((n ? n : 1) * sizeof(*self)); /* fnp_tree_values' scratch */
     uint64_t *incl = malloc((n ? n : 1) * sizeof(*incl));
