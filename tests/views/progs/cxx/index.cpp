@@ -21,3 +21,4 @@ std::map<std::string, std::vector<int>> index(const std::vector<node> &nodes)
 int parse(const std::string &s) { return static_cast<int>(s.size()) + index_weights.at("alpha"); }
 int parse(const std::wstring &s) { return static_cast<int>(s.size()); }
 } // namespace cfg
+/* SPDX-License-Identifier: MIT */

@@ -21,3 +21,4 @@ int total(const std::vector<std::string> &keys, const std::wstring &tag)
     return t;
 }
 } // namespace cfg
+/* SPDX-License-Identifier: MIT */

@@ -40,3 +40,4 @@ int main()
     add(cfg::parse(std::string("7")) + cfg::parse(std::wstring(L"8")));
     return (sum + less + static_cast<int>(loaded.size())) > 0 ? 0 : 1;
 }
+/* SPDX-License-Identifier: MIT */

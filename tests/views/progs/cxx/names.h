@@ -26,3 +26,4 @@ template <typename T> T twice(const std::vector<T> &v);
 int parse(const std::string &s);
 int parse(const std::wstring &s);
 } // namespace cfg
+/* SPDX-License-Identifier: MIT */
