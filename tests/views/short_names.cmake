@@ -7,3 +7,6 @@ target_link_libraries(check_short_names PRIVATE fnp_views fnp_profile PkgConfig:
 add_test(NAME unit.check_short_names COMMAND check_short_names)
 set_tests_properties(unit.check_short_names PROPERTIES LABELS "unit;views")
 # SPDX-License-Identifier: MIT
+fnp_views_test(short_names_on_a_cxx_program check_short_names.py --lib-dir
+               $<TARGET_FILE_DIR:fnprof_shared>)
+set_tests_properties(views.short_names_on_a_cxx_program PROPERTIES SKIP_RETURN_CODE 77)
