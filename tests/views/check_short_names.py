@@ -156,6 +156,13 @@ def main():
     dup = sorted({f for f in frames if frames.count(f) > 1})
     v.check(not dup, "two functions share a label: %r" % dup)
 
+    def html_data(text):
+        return json.loads(re.search(r'id="fnprof-data">(.*?)</script>', text, re.S).group(1))
+    table = {f: n for f, n in html_data(short["html"]).get("short", [])}
+    for name in ("cfg::parse(std::wstring const&)", "static initialisers of main.cpp",
+                 "cfg::detail::index(std::vector<cfg::detail::node> const&)"):
+        v.check(name in table.values(), "html: the table's names lack %r" % name)
+
     full = views(a, prof, work, ["--no-short-names"])
     for fmt in ("collapsed", "speedscope"):
         got = collapsed_names(full[fmt]) if fmt == "collapsed" else \
@@ -163,6 +170,8 @@ def main():
         want = set(viewlib.labels(stats).values())
         v.check(got <= want and (fmt == "collapsed" or got == want),
                 "%s --no-short-names: not the keys' names: %r" % (fmt, sorted(got - want)[:5]))
+
+    v.check("short" not in html_data(full["html"]), "html --no-short-names: short names")
 
     def report(*opts):
         r = subprocess.run([a.fnprof, "report", prof, "-n", "0", "--no-meta"] + list(opts),

@@ -6,7 +6,7 @@ set_target_properties(check_short_names PROPERTIES C_STANDARD 11)
 target_link_libraries(check_short_names PRIVATE fnp_views fnp_profile PkgConfig::CHECK fnp_flags m)
 add_test(NAME unit.check_short_names COMMAND check_short_names)
 set_tests_properties(unit.check_short_names PROPERTIES LABELS "unit;views")
-# SPDX-License-Identifier: MIT
 fnp_views_test(short_names_on_a_cxx_program check_short_names.py --lib-dir
                $<TARGET_FILE_DIR:fnprof_shared>)
 set_tests_properties(views.short_names_on_a_cxx_program PROPERTIES SKIP_RETURN_CODE 77)
+# SPDX-License-Identifier: MIT
