@@ -3,7 +3,8 @@
 // Static initialisers of this file.
 static std::unordered_map<std::string, int> load_seen = {{"gamma", 3}};
 
-namespace cfg {
+namespace cfg
+{
 std::unordered_map<std::string, std::shared_ptr<detail::node>>
 load(const std::map<std::string, std::vector<int>> &m)
 {

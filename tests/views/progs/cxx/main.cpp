@@ -6,11 +6,16 @@
 // Static initialisers of this file: a global with a constructor.
 static std::vector<std::string> main_words = {"alpha", "beta"};
 
-namespace {
-int local_helper(const std::string &s) { return static_cast<int>(s.size()); }
+namespace
+{
+int local_helper(const std::string &s)
+{
+    return static_cast<int>(s.size());
+}
 } // namespace
 
-namespace cfg {
+namespace cfg
+{
 template <typename T> T twice(const std::vector<T> &v)
 {
     T t{};

@@ -8,8 +8,10 @@
 #include <unordered_map>
 #include <vector>
 
-namespace cfg {
-namespace detail {
+namespace cfg
+{
+namespace detail
+{
 struct node {
     std::string key;
     std::vector<int> values;
