@@ -164,7 +164,8 @@ static const char *utf8_clean(struct fnp_symbolizer *s, const char *str)
  * (*nomem tells which). */
 static const char *demangled(struct fnp_symbolizer *s, const char *name, bool *nomem)
 {
-    if (name[0] != '_' || name[1] != 'Z')
+    /* and gcc's _GLOBAL__sub_I_<symbol> (demangle.c) */
+    if ((name[0] != '_' || name[1] != 'Z') && strncmp(name, "_GLOBAL__sub_", 13) != 0)
         return NULL;
     char *d = fnp_demangle(name);
     if (!d) {

@@ -375,6 +375,11 @@ START_TEST(demangle_reads_itanium_names_and_passes_others_through)
         {"main", "main"},
         {"i", "i"}, /* a C name, not the type "int" */
         {"_Znot_valid(", "_Znot_valid("},
+        /* gcc's unit constructors, which c++filt leaves mangled */
+        {"_GLOBAL__sub_I__ZN2ns1C1mEi", "global constructors keyed to ns::C::m(int)"},
+        {"_GLOBAL__sub_I_main.cpp", "global constructors keyed to main.cpp"},
+        {"_GLOBAL__sub_D__Z1fv", "global destructors keyed to f()"},
+        {"_GLOBAL__sub_I_", "_GLOBAL__sub_I_"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *d = fnp_demangle(cases[i][0]);

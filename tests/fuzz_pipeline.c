@@ -125,8 +125,11 @@ static int from_raw(const uint8_t *data, size_t size, struct fnp_sink *out)
 
 static void draw(const struct fnp_profile *p, int tree_views, int rebuilt)
 {
-    struct fnp_view_opts o = {
-        .title = "fuzz.prof", .node_threshold = 0.5, .edge_threshold = 0.1, .rebuilt = rebuilt};
+    struct fnp_view_opts o = {.title = "fuzz.prof",
+                              .node_threshold = 0.5,
+                              .edge_threshold = 0.1,
+                              .rebuilt = rebuilt,
+                              .short_names = 1}; /* fnprof convert's default */
     for (const struct fnp_view *v = fnp_views; v->name; v++) {
         if (v->needs_tree != tree_views)
             continue;

@@ -57,7 +57,8 @@ static void draw_all(const struct fnp_profile *p, int rebuilt, int tree_only_vie
     struct fnp_view_opts o = {.title = "fuzz <&\">.prof",
                               .node_threshold = rebuilt ? 0 : 0.5,
                               .edge_threshold = rebuilt ? 0 : 0.1,
-                              .rebuilt = rebuilt};
+                              .rebuilt = rebuilt,
+                              .short_names = 1}; /* fnprof convert's default */
     for (const struct fnp_view *v = fnp_views; v->name; v++) {
         if (tree_only_views && !v->needs_tree)
             continue;

@@ -50,6 +50,10 @@ static void usage(FILE *out)
             "      --max-depth N         collapsed, speedscope, pprof: fold the calls\n"
             "                            deeper than N frames into one frame\n"
             "                            '[... M frames cut]' (default %d; 0: no cut)\n"
+            "      --short-names         C++ names as debuggers show them: std::string,\n"
+            "                            std::vector<int>, static initialisers of F.cpp\n"
+            "                            (the default; the profile's keys stay whole)\n"
+            "      --no-short-names      the names as the profile keys them\n"
             "  -h, --help                show this help\n",
             FNP_VIEW_MAX_DEPTH);
 }
@@ -179,17 +183,20 @@ static int parse_percent(const char *arg, double *out)
 
 int fnp_cmd_convert(int argc, char **argv)
 {
-    enum { OPT_NODE = 256, OPT_EDGE, OPT_DEPTH };
+    enum { OPT_NODE = 256, OPT_EDGE, OPT_DEPTH, OPT_SHORT, OPT_NO_SHORT };
     static const struct option opts[] = {
         {"to", required_argument, NULL, 't'},
         {"output", required_argument, NULL, 'o'},
         {"node-threshold", required_argument, NULL, OPT_NODE},
         {"edge-threshold", required_argument, NULL, OPT_EDGE},
         {"max-depth", required_argument, NULL, OPT_DEPTH},
+        {"short-names", no_argument, NULL, OPT_SHORT},
+        {"no-short-names", no_argument, NULL, OPT_NO_SHORT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    struct job j = {.opts = {.node_threshold = 0.5, .edge_threshold = 0.1}};
+    /* Short names by default: every view is read by a person (docs/convert.md) */
+    struct job j = {.opts = {.node_threshold = 0.5, .edge_threshold = 0.1, .short_names = 1}};
     const char *to = NULL, *output = NULL;
     uint32_t max_depth = FNP_VIEW_MAX_DEPTH;
     int c;
@@ -213,6 +220,10 @@ int fnp_cmd_convert(int argc, char **argv)
             if (parse_depth(optarg, &max_depth))
                 return fnp_cli_usage_error("convert",
                                            "--max-depth wants a number of frames (0: no cut)");
+            break;
+        case OPT_SHORT:
+        case OPT_NO_SHORT:
+            j.opts.short_names = c == OPT_SHORT;
             break;
         case 'h':
             usage(stdout);

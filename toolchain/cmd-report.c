@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "views.h"
 
 #define DEFAULT_LIMIT 20
 #define MAX_KEYS 16
@@ -70,6 +71,7 @@ static const struct unit {
 struct report {
     const struct fnp_profile *p;
     const struct unit *unit; /* NULL: seconds, in pstats' layout */
+    int short_names;         /* --short-names: names by fnp_names_new, not the keys' */
     char **stdname;          /* per function: pstats' func_std_string */
     size_t *width;           /* its length in characters, as Python's len() counts */
     size_t max_width;        /* pstats' max_name_len */
@@ -87,7 +89,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: fnprof report FILE [--sort KEY]... [--limit N] [--callers] [--callees]\n"
-            "                   [--unit s|ms|us|ns] [--no-meta]\n"
+            "                   [--unit s|ms|us|ns] [--no-meta] [--short-names]\n"
             "       fnprof report --memory FILE [--sort KEY] [--limit N] [--exact] [--no-meta]\n"
             "\n"
             "Prints a pstats file as python3's pstats does: totals, then one line per\n"
@@ -110,6 +112,10 @@ static void usage(FILE *out)
             "                   (tottime(ms), percall(ms), ...). A count-only profile's\n"
             "                   times are calls: they stay as they are, with a note\n"
             "      --no-meta    leave the metadata out\n"
+            "      --short-names, --no-short-names\n"
+            "                   C++ names as debuggers show them (std::string,\n"
+            "                   std::vector<int>), or as the profile keys them (the\n"
+            "                   default: pstats' own text)\n"
             "  -m, --memory     a memory profile (PROF_MEMORY): per function, allocations,\n"
             "                   bytes allocated (its own, and cumulative: under its calls),\n"
             "                   frees, bytes freed, the peak of its largest calling context\n"
@@ -450,15 +456,25 @@ static int report_prepare(struct report *r)
     r->order = malloc((n + 1) * sizeof(*r->order));
     if (!r->stdname || !r->width || !r->order)
         return -1;
+    /* file:line stands beside each name: fnp_names_new keeps two functions apart there */
+    char **names = r->short_names ? fnp_names_new(p) : NULL;
+    if (r->short_names && !names)
+        return -1;
     for (size_t i = 0; i < n; i++) {
-        r->stdname[i] = fnp_cli_std_string(&p->funcs[i].key);
-        if (!r->stdname[i])
+        struct fnp_key k = p->funcs[i].key;
+        if (names)
+            k.name = names[i];
+        r->stdname[i] = fnp_cli_std_string(&k);
+        if (!r->stdname[i]) {
+            fnp_labels_free(names, n);
             return -1;
+        }
         r->width[i] = text_width(r->stdname[i]);
         if (r->width[i] > r->max_width)
             r->max_width = r->width[i];
         r->order[i] = (uint32_t)i;
     }
+    fnp_labels_free(names, n);
     qsort_r(r->order, n, sizeof(*r->order), cmp_functions, r);
     if (group_edges(p, 1, &r->by_callee, &r->callee_start) ||
         group_edges(p, 0, &r->by_caller, &r->caller_start))
@@ -666,11 +682,12 @@ static int parse_mem_sort(const char *word, const struct mem_sort **out)
 int fnp_cmd_report(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"sort", required_argument, NULL, 's'}, {"limit", required_argument, NULL, 'n'},
-        {"callers", no_argument, NULL, 'C'},    {"callees", no_argument, NULL, 'E'},
-        {"unit", required_argument, NULL, 'u'}, {"no-meta", no_argument, NULL, 'M'},
-        {"memory", no_argument, NULL, 'm'},     {"exact", no_argument, NULL, 'X'},
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+        {"sort", required_argument, NULL, 's'},     {"limit", required_argument, NULL, 'n'},
+        {"callers", no_argument, NULL, 'C'},        {"callees", no_argument, NULL, 'E'},
+        {"unit", required_argument, NULL, 'u'},     {"no-meta", no_argument, NULL, 'M'},
+        {"memory", no_argument, NULL, 'm'},         {"exact", no_argument, NULL, 'X'},
+        {"help", no_argument, NULL, 'h'},           {"short-names", no_argument, NULL, 'S'},
+        {"no-short-names", no_argument, NULL, 'N'}, {NULL, 0, NULL, 0},
     };
     const char *sorts[MAX_KEYS];
     size_t nsorts = 0;
@@ -687,6 +704,10 @@ int fnp_cmd_report(int argc, char **argv)
             break;
         case 'X':
             exact = 1;
+            break;
+        case 'S':
+        case 'N':
+            r.short_names = c == 'S';
             break;
         case 's':
             /* judged once the options are read: --memory has keys of its own */

@@ -83,7 +83,7 @@ int fnp_view_callgrind(const struct fnp_profile *p, const struct fnp_view_opts *
     size_t nf = p->nfuncs, ne = p->nedges;
     int calls = p->tree_kind == FNP_TREE_CALLS;
     double scale = calls ? 1 : 1e9;
-    char **labels = fnp_labels_new(p);
+    char **labels = fnp_labels_new(p, o->short_names);
     uint32_t *file_id = malloc((nf ? nf : 1) * sizeof(*file_id));
     uint32_t *order = malloc((nf ? nf : 1) * sizeof(*order));
     size_t *first = calloc(nf + 1, sizeof(*first)); /* the caller's edges in by_caller */

@@ -27,7 +27,7 @@ int fnp_view_collapsed(const struct fnp_profile *p, const struct fnp_view_opts *
 {
     (void)o;
     size_t n = p->ntree;
-    char **labels = fnp_labels_new(p);
+    char **labels = fnp_labels_new(p, o->short_names);
     char **threads = calloc(p->nthreads ? p->nthreads : 1, sizeof(*threads));
     uint64_t *self = malloc((n ? n : 1) * sizeof(*self));
     uint32_t *stack = malloc((n ? n : 1) * sizeof(*stack));

@@ -110,8 +110,13 @@ int fnp_view_dot(const struct fnp_profile *p, const struct fnp_view_opts *o, str
     double node_thr = o ? o->node_threshold : 0.5, edge_thr = o ? o->edge_threshold : 0.1;
     int calls = p->tree_kind == FNP_TREE_CALLS;
     unsigned char *keep = malloc(nf ? nf : 1);
-    if (!keep)
+    /* the file:line line below the name keeps keys apart */
+    char **labels = o && o->short_names ? fnp_names_new(p) : NULL;
+    if (!keep || (o && o->short_names && !labels)) {
+        free(keep);
+        fnp_labels_free(labels, nf);
         return s->err ? s->err : (s->err = -ENOMEM);
+    }
 
     double total = 0, max_cum = 0;
     for (size_t f = 0; f < nf; f++) {
@@ -161,7 +166,8 @@ int fnp_view_dot(const struct fnp_profile *p, const struct fnp_view_opts *o, str
         double w = share(fn->st.cumtime, total);
         fnp_sink_printf(s, "\tf%zu [label=\"", f);
         /* "???" for what is unknown, as valgrind's tools write it */
-        dot_text(s, *fn->key.name ? fn->key.name : "???", MAX_NAME);
+        const char *name = labels ? labels[f] : fn->key.name;
+        dot_text(s, *name ? name : "???", MAX_NAME);
         /* cProfile's built-ins and fnprof's <process> sit in file "~" at line 0 */
         if (strcmp(fn->key.file, "~") || fn->key.line) {
             fnp_sink_puts(s, "\\n");
@@ -190,5 +196,6 @@ int fnp_view_dot(const struct fnp_profile *p, const struct fnp_view_opts *o, str
     }
     fnp_sink_puts(s, "}\n");
     free(keep);
+    fnp_labels_free(labels, nf);
     return s->err;
 }

@@ -95,11 +95,11 @@ static void layout_free(struct layout *l)
     free(l->fills);
 }
 
-static int layout_new(struct layout *l, const struct fnp_profile *p)
+static int layout_new(struct layout *l, const struct fnp_profile *p, int short_names)
 {
     size_t n = p->ntree, nt = p->nthreads, nf = p->nfuncs;
     *l = (struct layout){.p = p};
-    l->labels = fnp_labels_new(p);
+    l->labels = fnp_labels_new(p, short_names);
     l->self = malloc((n ? n : 1) * sizeof(*l->self));
     l->incl = malloc((n ? n : 1) * sizeof(*l->incl));
     l->start = malloc((n ? n : 1) * sizeof(*l->start));
@@ -559,7 +559,7 @@ int fnp_view_flamegraph(const struct fnp_profile *p, const struct fnp_view_opts 
                         struct fnp_sink *s)
 {
     struct layout l;
-    int rc = layout_new(&l, p);
+    int rc = layout_new(&l, p, o && o->short_names);
     if (rc) {
         if (!s->err)
             s->err = rc;

@@ -21,6 +21,8 @@
  *    "funcs": {"file": [index into files], "line": [], "name": [], "nc": [], "pc": [],
  *              "tt": [], "ct": []},                 (pstats numbers; tt, ct in seconds)
  *    "labels": [[func, "name [file:line]"], ...],    (where the name alone is ambiguous)
+ *    "short": [[func, "name"], ...],                 (--short-names: the table's names,
+ *                                                      where not the key's)
  *    "edges": [caller, callee, nc, pc, tt, ct, ...], (six numbers per caller->callee edge)
  *    "tree": {"func": [], "up": [],                  (up: 0 for a root, else i - parent)
  *             "thread": [],                          (one per root, in the roots' order)
@@ -127,8 +129,25 @@ static int write_files(struct out *o, const struct fnp_profile *p, uint32_t *fil
     return 0;
 }
 
+static void write_pairs(struct out *o, const struct fnp_profile *p, char **strs)
+{
+    char sep = 0;
+    for (size_t i = 0; i < p->nfuncs; i++) {
+        if (!strcmp(strs[i], p->funcs[i].key.name))
+            continue;
+        out_room(o, 2);
+        if (sep)
+            o->buf[o->len++] = sep;
+        o->buf[o->len++] = '[';
+        out_u64(o, i, 0);
+        out_json(o, strs[i], ',');
+        out_puts(o, "]");
+        sep = ',';
+    }
+}
+
 static void write_funcs(struct out *o, const struct fnp_profile *p, const uint32_t *file_of,
-                        char **labels)
+                        char **labels, char **names)
 {
     const struct fnp_func *f = p->funcs;
     size_t n = p->nfuncs;
@@ -154,20 +173,13 @@ static void write_funcs(struct out *o, const struct fnp_profile *p, const uint32
     for (size_t i = 0; i < n; i++)
         out_double(o, f[i].st.cumtime, i ? ',' : 0);
     out_puts(o, "]},\n\"labels\":[");
-    char sep = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!strcmp(labels[i], f[i].key.name))
-            continue;
-        out_room(o, 2);
-        if (sep)
-            o->buf[o->len++] = sep;
-        o->buf[o->len++] = '[';
-        out_u64(o, i, 0);
-        out_json(o, labels[i], ',');
-        out_puts(o, "]");
-        sep = ',';
-    }
+    write_pairs(o, p, labels);
     out_puts(o, "],\n");
+    if (names) {
+        out_puts(o, "\"short\":[");
+        write_pairs(o, p, names);
+        out_puts(o, "],\n");
+    }
 }
 
 static void write_edges(struct out *o, const struct fnp_profile *p)
@@ -220,11 +232,13 @@ int fnp_view_html(const struct fnp_profile *p, const struct fnp_view_opts *opts,
     const char *title = opts && opts->title ? opts->title : "profile";
     size_t n = p->ntree;
     struct out *o = malloc(sizeof(*o));
-    char **labels = fnp_labels_new(p);
+    char **labels = fnp_labels_new(p, opts && opts->short_names);
+    /* the table shows file:line beside the name: fnp_names_new's names */
+    char **names = opts && opts->short_names ? fnp_names_new(p) : NULL;
     uint32_t *file_of = malloc((p->nfuncs ? p->nfuncs : 1) * sizeof(*file_of));
     uint64_t *self = malloc((n ? n : 1) * sizeof(*self)); /* fnp_tree_values' scratch */
     uint64_t *incl = malloc((n ? n : 1) * sizeof(*incl));
-    if (!o || !labels || !file_of || !self || !incl) {
+    if (!o || !labels || (opts && opts->short_names && !names) || !file_of || !self || !incl) {
         if (!s->err)
             s->err = -ENOMEM;
         goto out;
@@ -272,7 +286,7 @@ int fnp_view_html(const struct fnp_profile *p, const struct fnp_view_opts *opts,
             s->err = err;
         goto out;
     }
-    write_funcs(o, p, file_of, labels);
+    write_funcs(o, p, file_of, labels, names);
     write_edges(o, p);
     write_tree(o, p, incl);
     out_flush(o);
@@ -282,6 +296,7 @@ int fnp_view_html(const struct fnp_profile *p, const struct fnp_view_opts *opts,
 out:
     free(o);
     fnp_labels_free(labels, p->nfuncs);
+    fnp_labels_free(names, p->nfuncs);
     free(file_of);
     free(self);
     free(incl);

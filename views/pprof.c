@@ -224,7 +224,7 @@ static int plan_make(struct plan *pl, const struct fnp_profile *p, const struct 
 {
     size_t nf = p->nfuncs ? p->nfuncs : 1, nt = p->nthreads ? p->nthreads : 1;
     pl->loc = calloc(nf, sizeof(*pl->loc));
-    pl->labels = fnp_labels_new(p);
+    pl->labels = fnp_labels_new(p, o->short_names);
     pl->names = malloc(nf * sizeof(*pl->names));
     pl->files = malloc(nf * sizeof(*pl->files));
     pl->threads = malloc(nt * sizeof(*pl->threads));

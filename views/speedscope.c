@@ -111,7 +111,7 @@ int fnp_view_speedscope(const struct fnp_profile *p, const struct fnp_view_opts 
                         struct fnp_sink *s)
 {
     size_t n = p->ntree ? p->ntree : 1;
-    char **labels = fnp_labels_new(p);
+    char **labels = fnp_labels_new(p, o->short_names);
     struct work w = {
         .self = malloc(n * sizeof(*w.self)),
         .path = malloc(n * sizeof(*w.path)),

@@ -20,6 +20,7 @@ struct fnp_view_opts {
     double node_threshold; /* dot: nodes under this percent of the total time are left out */
     double edge_threshold; /* dot: edges under this percent likewise */
     int rebuilt;           /* the tree was rebuilt from edges: views that can say so do */
+    int short_names;       /* label functions by fnp_short_name (--short-names), not by key */
 };
 
 struct fnp_view {
@@ -85,15 +86,21 @@ void fnp_view_cut_free(struct fnp_view_cut *c);
 /* ---- labels.c: what views call functions and values --------------------------------- */
 
 /*
- * Short names for p's functions, for views whose frames carry only a name (collapsed
- * stacks): the function's name, or where two keys share a name (static functions of two
- * files, overloads named alike), "name [file:line]" with the file's last component, or
- * its whole path where that is not enough, so that no two functions merge. Characters the format
- * reserves are the caller's to replace. Returns an array of p->nfuncs strings (caller frees with
- * fnp_labels_free), or NULL when out of memory.
+ * Labels for p's functions, for views whose frames carry only a name (collapsed
+ * stacks): the function's name (with short_names, fnp_short_name's), or where two keys share
+ * it (static functions of two files, overloads named alike, two names shortened alike),
+ * "name [file:line]" with the file's last component, or its whole path where that is not
+ * enough; where even that is shared (two names shortened alike at one place), the full name's
+ * label, so that no two functions merge. Characters the format reserves are the caller's to
+ * replace. Returns an array of p->nfuncs strings (caller frees with fnp_labels_free), or NULL
+ * when out of memory.
  */
-char **fnp_labels_new(const struct fnp_profile *p);
+char **fnp_labels_new(const struct fnp_profile *p, int short_names);
 void fnp_labels_free(char **labels, size_t n);
+/* For views that show each function's file and line beside its name (dot): fnp_short_name's
+ * names, or the key's where two functions at one place shorten alike. Free with
+ * fnp_labels_free; NULL when out of memory. */
+char **fnp_names_new(const struct fnp_profile *p);
 
 /* The file name without its directories ("~" stays "~"). Borrowed from path. */
 const char *fnp_base_name(const char *path);
@@ -103,6 +110,18 @@ const char *fnp_base_name(const char *path);
 uint64_t fnp_tree_ns(const struct fnp_profile *p, uint64_t ticks);
 /* "ns" or "calls": the unit of fnp_tree_ns's results. */
 const char *fnp_tree_unit(const struct fnp_profile *p);
+
+/* ---- short_names.c: C++ names as debuggers show them -------------------------------- */
+
+/*
+ * name as a reader wants it (docs/convert.md, --short-names): std::string for
+ * std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >, the
+ * standard containers' default template arguments dropped, gcc's static initialisers named
+ * after file (the key's). Names it does not parse come back whole. Two names may shorten
+ * alike: fnp_labels_new keeps them apart. Caller frees; NULL when out of memory. O(length),
+ * at most 4 * length + 128 bytes.
+ */
+char *fnp_short_name(const char *name, const char *file);
 
 /* ---- text.c: escaping for the text formats -------------------------------------------- */
 

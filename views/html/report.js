@@ -6,7 +6,8 @@
  *   title, unit ("ns", or "calls" for a count-only profile), tick (ns or calls per tick),
  *   rebuilt (0/1), threads[], meta [[key, value]] (the run's: program, pid, start, ...),
  *   files[], funcs {file (index into files), line, name, nc, pc,
- *   tt, ct}, labels [[func, short label]] where the name alone is ambiguous, edges [caller,
+ *   tt, ct}, labels [[func, short label]] where the name alone is ambiguous, short [[func,
+ *   name]] the table's names where --short-names changed them, edges [caller,
  *   callee, nc, pc, tt, ct, ...] flat, tree {func, up (0: a root, else the distance back to
  *   the parent), thread (one per root, in order), calls, incl (ticks)}.
  *
@@ -31,6 +32,10 @@
     const label = F.name.slice();
     for (const [i, l] of D.labels)
         label[i] = l;
+    /* --short-names: the table's names beside file:line; the full key stays in its title */
+    const shortName = F.name.slice();
+    for (const [i, l] of D.short || [])
+        shortName[i] = l;
     const fileOf = (f) => D.files[F.file[f]];
     /* pstats' func_std_string: "file:line(name)", "{name}" for ("~", 0, "<name>"). */
     const stdName = (f) => {
@@ -526,7 +531,7 @@
             const slash = file.lastIndexOf("/") + 1;
             html = '<span class="dir">' + esc(file.slice(0, slash)) + "</span>" +
                    esc(file.slice(slash)) + ":" + F.line[f] + '(<span class="nm">' +
-                   esc(F.name[f]) + "</span>)";
+                   esc(shortName[f]) + "</span>)";
         }
         return '<td class="fn" title="' + esc(stdName(f)) + '"><bdi>' + html + "</bdi></td>";
     };
