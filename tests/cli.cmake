@@ -120,6 +120,14 @@ fnp_cli_expect(merge_unwritable_output_exits_1 1
 fnp_cli_expect(run_missing_program_exits_127 127
                STDERR "^fnprof: run: /nonexistent/prog: No such file or directory$"
                ARGS run -- /nonexistent/prog)
+# A bare name is searched in PATH only (as a shell does); one that the current directory
+# holds gets a line that says how to run it, and the same 127.
+add_test(NAME cli.run_bare_name_in_current_directory_says_how
+         COMMAND sh -c "cd \"$1\" && err=$(PATH=/nonexistent ./fnprof run -o /dev/null -- fnprof 2>&1); \
+s=$?; echo \"$err\"; [ $s -eq 127 ] && echo \"$err\" | \
+grep -qx 'fnprof: run: fnprof: not found in PATH (the current directory is not searched): run ./fnprof'"
+                 sh $<TARGET_FILE_DIR:fnprof>)
+set_tests_properties(cli.run_bare_name_in_current_directory_says_how PROPERTIES LABELS unit)
 
 add_test(NAME cli.run_without_library_says_so
          COMMAND Python3::Interpreter ${fnp_cli_check} run-without-library $<TARGET_FILE:fnprof>)

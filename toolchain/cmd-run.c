@@ -208,6 +208,19 @@ static char *launched_name(const char *out)
     return fnp_outname(out, &v);
 }
 
+/* The line for a program that could not be started. A bare name is searched in PATH only,
+ * as a shell does; where the current directory holds it, the line says how to run that. */
+static void exec_error(const char *prog, int err)
+{
+    if (err == ENOENT && !strchr(prog, '/') && access(prog, X_OK) == 0)
+        fnp_cli_error("run",
+                      "%s: not found in PATH (the current directory is not searched): "
+                      "run ./%s",
+                      prog, prog);
+    else
+        fnp_cli_error("run", "%s: %s", prog, strerror(err));
+}
+
 static int exec_status(int err)
 {
     return err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
@@ -540,7 +553,7 @@ static int run_and_gather(char **argv, const char *out, int quiet)
     for (size_t i = 0; i < NFWD; i++)
         sigaction(forwarded[i], &old_fwd[i], NULL);
     if (got == (ssize_t)sizeof err) {
-        fnp_cli_error("run", "%s: %s", argv[0], strerror(err));
+        exec_error(argv[0], err);
         parts_free(&before);
         return exec_status(err);
     }
@@ -626,8 +639,9 @@ int fnp_cmd_run(int argc, char **argv)
     } else {
         fflush(stdout);
         execvp(argv[optind], argv + optind);
-        rc = exec_status(errno);
-        fnp_cli_error("run", "%s: %s", argv[optind], strerror(errno));
+        int err = errno;
+        rc = exec_status(err);
+        exec_error(argv[optind], err);
     }
     free(named);
     free(out);
