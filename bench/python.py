@@ -16,7 +16,9 @@ cost of the 20 M calls between them, beside bench/workloads/tiny.c (a C program)
 same numbers of calls without and with libfnprof.so preloaded, in the same rounds, so that
 both figures see the same machine.
 
-usage: bench/python.py [--build DIR] [--runs N]
+usage: bench/python.py [--build DIR] [--runs N] [--quick]
+(bench/run --python runs it on build-bench/; --quick: a smoke run for CI, sizes a hundredth,
+one run, the figures mean nothing)
 """
 import argparse
 import importlib.machinery
@@ -42,7 +44,7 @@ def wall(argv, cwd, env):
     return time.perf_counter_ns() - t
 
 
-def native_rows(py, tmp, env, lib, runs):
+def native_rows(py, tmp, env, lib, runs, quick):
     """ns per native call above glibc's empty hooks, by difference of two sizes: under
     python3 -m fnprof (mixed.py) and in a C program (tiny.c), interleaved."""
     tiny = os.path.join(tmp, "tiny")
@@ -50,7 +52,7 @@ def native_rows(py, tmp, env, lib, runs):
                     "tiny.c"), "-o", tiny, "-lpthread"], check=True)
     out = os.path.join(tmp, "n.prof")
     pre = dict(env, LD_PRELOAD=lib, PROF_OUTPUT=out, PROF_QUIET="1")
-    sizes = (20, 60)  # Python calls of mixed.py; 500,000 native calls each
+    sizes = (2, 6) if quick else (20, 60)  # Python calls of mixed.py; 500,000 native each
     cmds = {}
     for n in sizes:
         cmds[("python", n)] = ([py, "mixed.py", str(n)], env)
@@ -76,7 +78,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(HERE, "..", "build"))
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--lib", help="bench/run's: the build's lib/ (its parent is --build)")
+    ap.add_argument("--quick", action="store_true", help="smoke run: tiny sizes, 1 run")
     a = ap.parse_args()
+    if a.lib:
+        a.build = os.path.dirname(os.path.abspath(a.lib))
+    if a.quick:
+        a.runs = 1
     build = os.path.abspath(a.build)
     env = {k: v for k, v in os.environ.items() if not k.startswith("PROF_") and k != "LD_PRELOAD"}
     env["PYTHONPATH"] = os.path.join(build, "python")
@@ -91,6 +99,8 @@ def main():
     out = os.path.join(tmp, "x.prof")
     rows = []
     for name, script, arg in SCRIPTS:
+        if a.quick:
+            arg = str(max(1, int(arg) // (10 if name in ("fib", "mixed") else 100)))
         cmds = {"python": [py, script, arg],
                 "cProfile": [py, "-m", "cProfile", "-o", out, script, arg],
                 "fnprof": [py, "-m", "fnprof", "-o", out, script, arg]}
@@ -119,12 +129,14 @@ def main():
     print("(ns/call: (profiled - python) / calls the profiler saw: cProfile's Python calls;"
           " fnprof's Python and native calls. median of %d runs)" % a.runs)
     lib = os.path.join(build, "lib", "libfnprof.so")
-    under_py, in_c, whole = native_rows(py, tmp, env, lib, a.runs)
+    under_py, in_c, whole = native_rows(py, tmp, env, lib, a.runs, a.quick)
     print()
     print("native call above glibc's empty hooks, 20 M calls by difference of two sizes:")
     print("  under python3 -m fnprof (mixed.py)  %5.1f ns" % under_py)
     print("  in a C program (tiny.c, preloaded)  %5.1f ns" % in_c)
     print("  (mixed's whole run, fixed costs included, 10 M calls: %.1f ns)" % whole)
+    if a.quick:
+        print("(--quick: a smoke run, tiny sizes and one run; the figures mean nothing)")
 
 
 if __name__ == "__main__":
