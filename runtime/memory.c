@@ -789,6 +789,15 @@ static FNP_COLD void note_bypass(void)
         return;
     /* A library is named by its file name. */
     const char *slash = strrchr(owner, '/'), *base = slash ? slash + 1 : owner;
+    if (strncmp(base, "libc.so", 7) == 0) {
+        /* libc's own allocator ahead of the wrappers: libfnprof.so came after libc in the
+         * search order (opened with dlopen, not preloaded or linked). */
+        snprintf(bypass_note, sizeof(bypass_note),
+                 "libfnprof.so was loaded after libc (not preloaded or linked), so %s %s "
+                 "libc's directly: fnprof sees no allocation made through %s",
+                 names, n > 1 ? "reach" : "reaches", n > 1 ? "them" : "it");
+        return;
+    }
     snprintf(bypass_note, sizeof(bypass_note),
              "%s %s %s%s, not libc's: fnprof sees no allocation made through %s", names,
              n > 1 ? "are" : "is", *base ? base : "the program's own", *base ? "'s" : "",

@@ -356,6 +356,22 @@ def case_own_malloc(a, tmp):
     expect_ok(r, "libc's allocator")
     if r.stderr or "incomplete" in dict(fnptree.read_meta(os.path.join(tmp, "mem.prof"))):
         raise Failure("libc's allocator: stderr %r or an incomplete label" % r.stderr)
+    # libfnprof.so opened with dlopen after libc (as `import fnprof` in a plain python3
+    # does): libc's allocator comes first, and the line says that, not that libc's
+    # functions are "libc.so.6's, not libc's".
+    opener = os.path.join(tmp, "opener.c")
+    with open(opener, "w") as f:
+        f.write("#include <dlfcn.h>\n#include <stdlib.h>\n"
+                "int main(int c, char **v) { (void)c; if (!dlopen(v[1], RTLD_NOW)) return 1;"
+                " free(malloc(10)); return 0; }\n")
+    prog = os.path.join(tmp, "opener")
+    subprocess.run(["cc", opener, "-o", prog, "-ldl"], check=True)
+    r = run(prog, {"PROF_MEMORY": "mem.prof", "PROF_QUIET": "1"}, tmp, args=[a.lib])
+    expect_ok(r, "dlopen after libc", want="")
+    want = ("fnprof: PROF_MEMORY: incomplete memory profile: libfnprof.so was loaded after "
+            "libc (not preloaded or linked)")
+    if not any(ln.startswith(want) for ln in r.stderr.splitlines()) or "not libc's" in r.stderr:
+        raise Failure("dlopen after libc: stderr %r, wanted a line starting %r" % (r.stderr, want))
 
 
 CASES = {"known": case_known, "threads": case_threads, "cxx": case_cxx, "fork": case_fork,
