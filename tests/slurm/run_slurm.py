@@ -5,17 +5,19 @@ Starts munged (a key of its own, its socket, pid, log and seed files in a scratc
 slurmctld and slurmd (a slurm.conf written here: this host as the controller and the one
 node, its CPUs as nproc counts them, both ports free ones on loopback, state, spool, pid
 and log files in the scratch folder, SlurmUser root), waits for sinfo to call the node
-idle, and runs two job steps of four tasks:
+idle, and runs three job steps of four tasks:
 
   - srun -n 4 --mpi=pmix fnprof run --mpi -o out.%r.prof -- ./imbalance
     Open MPI's ranks started by slurmd through PMIx (no mpirun), tests/mpi/imbalance.c:
     four files out.0.prof ... out.3.prof, each rank's counts exact (tests/mpi/run_mpi.py's
     checks), fnprof ranks and fnprof merge over them;
+  - srun -n 4 --mpi=pmix --export=ALL,PROF_OUTPUT=out.%r.prof,LD_PRELOAD=<lib>/libfnprof.so:
+    <lib>/libfnprof-mpi.so ./imbalance (the same checks: docs/mpi.md's line without fnprof run)
   - srun -n 4 env PROF_OUTPUT=out.%r.prof ./tasks
     a serial program linked with -lfnprof (tests/slurm/tasks.c): the rank is Slurm's
     SLURM_PROCID, the size SLURM_STEP_NUM_TASKS; four files, each the counts of its own task.
 
-A node with fewer than four CPUs gets --overcommit on both sruns (four tasks share them).
+A node with fewer than four CPUs gets --overcommit on every srun (four tasks share them).
 The cluster is stopped whatever happens: try/finally, an atexit, SIGTERM handled, and the
 daemons die with this script (PR_SET_PDEATHSIG) if it is killed. Stopping kills the
 processes of the pid files and every process whose environment names this cluster's
@@ -210,6 +212,7 @@ class Cluster:
 
 DOCS = HERE.parent.parent / "docs" / "mpi.md"
 DOCS_NAMES = {"./imbalance": "./app", "./tasks": "./serial"}
+LIB_DIR = ""  # fnprof's libraries, shown as $lib (`lib=$(fnprof --libdir)`) in the docs
 
 
 def check_docs_line(cmd):
@@ -217,6 +220,8 @@ def check_docs_line(cmd):
     programs as ./app and ./serial, and without the --overcommit of a small node."""
     words = [DOCS_NAMES.get(w, "fnprof" if w.endswith("/fnprof") else w) for w in cmd
              if w != "--overcommit"]
+    if LIB_DIR:
+        words = [w.replace(LIB_DIR + "/", "$lib/") for w in words]
     line = " ".join(words)
     if not any(ln.startswith(line + " ") or ln == line
                for ln in DOCS.read_text().splitlines()):
@@ -258,14 +263,24 @@ def mpi_plugin(cluster):
     return "pmix" if "pmix" in listed else ""
 
 
-def step_mpi(args, cluster, work):
+def step_mpi(args, cluster, work, exported=False):
+    """The MPI program's four ranks under fnprof run --mpi, or (exported) with fnprof's two
+    libraries and PROF_OUTPUT given to the tasks by srun's --export."""
     work.mkdir()
     prog = run_mpi.build(args, work, False)
     plugin = mpi_plugin(cluster)
     if not plugin:
         fail("srun --mpi=list names no pmix: Open MPI's ranks cannot be started by srun")
-    r = srun(cluster, [f"--mpi={plugin}"], [args.fnprof, "run", "--mpi", "-o", "out.%r.prof",
-                                             "--", f"./{prog.name}"], work)
+    if exported:
+        lib = Path(LIB_DIR)
+        preload = f"{lib / 'libfnprof.so'}:{lib / 'libfnprof-mpi.so'}"
+        r = srun(cluster, [f"--mpi={plugin}",
+                           f"--export=ALL,PROF_OUTPUT=out.%r.prof,LD_PRELOAD={preload}"],
+                 [f"./{prog.name}"], work)
+    else:
+        r = srun(cluster, [f"--mpi={plugin}"],
+                 [args.fnprof, "run", "--mpi", "-o", "out.%r.prof", "--", f"./{prog.name}"],
+                 work)
     want = f"imbalance: size {NP} tokens {run_mpi.STEPS * (NP - 1)} left "
     if not r.stdout.startswith(want):
         fail(f"program output {r.stdout!r}, expected it to start {want!r}")
@@ -276,7 +291,8 @@ def step_mpi(args, cluster, work):
         run_mpi.check_rank(paths[rk], rk, want_funcs[rk])
     run_mpi.check_ranks_cmd(args, paths)
     run_mpi.check_merge(args, paths, want_funcs, work)
-    print(f"ok: srun --mpi={plugin}: {NP} ranks, {', '.join(names)}")
+    print(f"ok: srun --mpi={plugin}{' --export' if exported else ''}: {NP} ranks, "
+          f"{', '.join(names)}")
 
 
 def task_counts(rank):
@@ -349,6 +365,8 @@ def main():
         print(f"SKIPPED: {args.skip}")
         return SKIP
     args.fnprof = str(Path(args.fnprof).resolve())  # the tasks start in their own folder
+    global LIB_DIR
+    LIB_DIR = str(Path(args.lib_dir).resolve())
     if os.geteuid() != 0:
         print("SKIPPED: the cluster's daemons run as root (SlurmUser=root): run as root, "
               "as CI does")
@@ -376,6 +394,7 @@ def main():
         cluster.start()
         print(f"cluster: node {cluster.host} idle, {cluster.cpus} CPUs, {scratch}", flush=True)
         step_mpi(args, cluster, work / "mpi")
+        step_mpi(args, cluster, work / "export", exported=True)
         step_tasks(args, cluster, work / "tasks")
     finally:
         cluster.stop()
