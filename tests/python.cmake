@@ -11,7 +11,7 @@ if(NOT TARGET fnprof_python)
     return()
 endif()
 set(fnp_py_cases pure mixed_linked mixed_flags threads report fork trace memory schedule
-    dump_signal filter together)
+    dump_signal filter together signals)
 set(fnp_py_runner ${CMAKE_CURRENT_LIST_DIR}/python/run_python_test.py)
 
 foreach(case ${fnp_py_cases})

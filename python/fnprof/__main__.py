@@ -58,7 +58,14 @@ def _run_child(options, args):
     """In the child: run the program with the hooks on until the process exits; the
     runtime writes PROF_OUTPUT then (threads and atexit handlers included)."""
     import fnprof
-    code, globs = _code_and_globals(options, args)
+    try:
+        code, globs = _code_and_globals(options, args)
+    except BaseException:
+        # A missing script or a syntax error: the traceback, as cProfile's, and no profile
+        # (the runtime would add that no call was recorded, which misleads).
+        sys.excepthook(*sys.exc_info())
+        sys.stderr.flush()
+        os._exit(1)
     fnprof._enable()
     try:
         exec(code, globs, None)
@@ -84,6 +91,27 @@ def _run_here(options, args):
     except BrokenPipeError as exc:
         sys.stdout = None
         sys.exit(exc.errno)
+
+
+def _call(child, env):
+    """Runs the child to its end and returns its status. The terminal's ^C reaches it
+    directly: this process ignores it with a handler of its own, which exec resets, so that
+    the child starts with SIGINT as this process did (a SIG_IGN inherited would leave the
+    program deaf to ^C). A SIGTERM sent to this process alone (kill PID) goes on to the
+    child, which would otherwise run on, orphaned."""
+    handlers = {}
+    with subprocess.Popen(child, env=env) as proc:
+        def forward(signum, frame):
+            proc.send_signal(signum)
+        try:
+            if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+                handlers[signal.SIGINT] = signal.signal(signal.SIGINT, lambda s, f: None)
+            if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+                handlers[signal.SIGTERM] = signal.signal(signal.SIGTERM, forward)
+            return proc.wait()
+        finally:
+            for signum, old in handlers.items():
+                signal.signal(signum, old)
 
 
 def _exit_as(status):
@@ -131,17 +159,14 @@ def main():
         out = os.path.join(tmp, "out.prof")
         env["PROF_OUTPUT"] = out
         env["PROF_QUIET"] = "1"
-        # The terminal's ^C goes to the child too: it decides what it does.
-        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
-            status = subprocess.call(child, env=env)
-        finally:
-            signal.signal(signal.SIGINT, old)
+        status = _call(child, env)
         if os.path.exists(out):
             import pstats
             sort = options.sort if isinstance(options.sort, tuple) else (options.sort,)
             try:
-                pstats.Stats(out).strip_dirs().sort_stats(*sort).print_stats()
+                stats = pstats.Stats(out)
+                stats.files = []  # cProfile's report names no file (this one is temporary)
+                stats.strip_dirs().sort_stats(*sort).print_stats()
             except BrokenPipeError as exc:
                 sys.stdout = None
                 sys.exit(exc.errno)

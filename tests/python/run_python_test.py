@@ -215,6 +215,64 @@ def case_report(tmp):
     print("report: printed as cProfile prints it; exit status kept")
 
 
+def case_signals(tmp):
+    """python3 -m fnprof keeps the program's signal behaviour: ^C (SIGINT) still raises
+    KeyboardInterrupt in it and it dies of it as plain python does; a SIGTERM sent to the
+    command's pid alone ends the program too (not left running, orphaned); a missing script
+    fails as cProfile's does, with no line about a profile; the report names no file."""
+    import signal
+    import time
+    script = os.path.join(tmp, "intr.py")
+    with open(script, "w") as f:
+        f.write("import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\n"
+                "time.sleep(30)\nprint('not interrupted')\n")
+    r = subprocess.run([sys.executable, "-m", "fnprof", "intr.py"], cwd=tmp, env=ENV,
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != -signal.SIGINT or "KeyboardInterrupt" not in r.stderr \
+            or "not interrupted" in r.stdout:
+        fail("SIGINT: exit %d, want -2 with KeyboardInterrupt\n%s\n%s"
+             % (r.returncode, r.stdout, r.stderr))
+
+    pidfile = os.path.join(tmp, "pid")
+    script = os.path.join(tmp, "term.py")
+    with open(script, "w") as f:
+        f.write("import os, time\nopen(%r + '.tmp', 'w').write(str(os.getpid()))\n"
+                "os.rename(%r + '.tmp', %r)\ntime.sleep(60)\n" % (pidfile, pidfile, pidfile))
+    p = subprocess.Popen([sys.executable, "-m", "fnprof", "term.py"], cwd=tmp, env=ENV,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while not os.path.exists(pidfile):
+        if p.poll() is not None:
+            fail("SIGTERM: the command ended early: %d" % p.returncode)
+        time.sleep(0.05)
+    child = int(open(pidfile).read())
+    p.send_signal(signal.SIGTERM)
+    rc = p.wait(timeout=60)
+    alive = True
+    try:
+        os.kill(child, 0)
+    except ProcessLookupError:
+        alive = False
+    if alive:
+        os.kill(child, signal.SIGKILL)
+        fail("SIGTERM to the command left the program %d running" % child)
+    if rc != -signal.SIGTERM:
+        fail("SIGTERM: exit %d, want -15" % rc)
+
+    r = subprocess.run([sys.executable, "-m", "fnprof", "missing.py"], cwd=tmp, env=ENV,
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 1 or "FileNotFoundError" not in r.stderr or "fnprof:" in r.stderr:
+        fail("missing script: exit %d\n%s" % (r.returncode, r.stderr))
+
+    script = os.path.join(tmp, "hello.py")
+    with open(script, "w") as f:
+        f.write("print('hello')\n")
+    r = subprocess.run([sys.executable, "-m", "fnprof", "hello.py"], cwd=tmp, env=ENV,
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0 or ".prof" in r.stdout or not r.stdout.startswith("hello\n"):
+        fail("report names its temporary file:\n%s" % r.stdout)
+    print("signals: SIGINT and SIGTERM as plain python; missing script as cProfile")
+
+
 def case_fork(tmp):
     """os.fork and multiprocessing (fork) children write PROF_OUTPUT.<pid> (the latter ends
     with os._exit: the package writes it from multiprocessing's last finalizer); the
