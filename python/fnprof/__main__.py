@@ -72,6 +72,13 @@ def _run_child(options, args):
     except BrokenPipeError as exc:
         sys.stdout = None
         sys.exit(exc.errno)
+    except KeyboardInterrupt:
+        # Python ends on it by raising SIGINT again with the default action, which would
+        # end the process before the runtime writes: the profile is written here, as
+        # cProfile prints its report, and the program then dies as it would.
+        fnprof._disable()
+        fnprof.dump()
+        raise
 
 
 def _run_here(options, args):
