@@ -627,6 +627,11 @@ const char *fnp_marshal_kind_name(unsigned kind);
  *   "FNPRAW1\n", tick_seconds (an IEEE double's bits), count_only (0 or 1), then records,
  *   each a type byte and its fields:
  *   'M' bias lo hi gen_end path_len path[path_len]   a module (struct fnp_raw_module)
+ *   'R' line file_len file[file_len] name_len name[name_len]
+ *                                                     a named region or interpreted frame
+ *                                                     (struct fnp_raw_region): the k-th 'R'
+ *                                                     of the file (from 1) names the key
+ *                                                     FNP_REGION_TAG | k; before 'E'
  *   'T'                                               the nodes after it are a new thread's
  *   'N' id parent_id fn ncalls ticks                  a node; ids are unique, 0 is no parent,
  *                                                     a parent comes before its children
@@ -636,14 +641,17 @@ const char *fnp_marshal_kind_name(unsigned kind);
  *                                                     flags: FNP_OPEN_* for target_id
  *   'O' id ticks                                      an open call of node or link id
  *   'E' dropped unmatched threads merged max_nodes    the end: a file without it is cut short
+ * A reader refuses a record type it does not know, with its offset: a record added later
+ * (as 'R' was) keeps the magic, since no older reader can misread the file.
  */
 #define FNP_RAW_MAGIC "FNPRAW1\n"
 
 struct fnp_raw_file {
-    struct fnp_raw raw; /* nodes and mods point into the arrays below */
+    struct fnp_raw raw; /* nodes, mods and regions point into the arrays below */
     struct fnp_raw_node *nodes;
     struct fnp_raw_module *mods;
-    char *paths; /* the modules' paths */
+    struct fnp_raw_region *regions;
+    char *paths; /* the modules' paths, the regions' files and names */
     uint64_t dropped, unmatched, threads_seen;
 };
 

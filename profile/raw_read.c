@@ -42,6 +42,27 @@ static int u64(struct rd *r, uint64_t *v)
     return 0;
 }
 
+/* A string of the file: its u64 length, then its bytes (no NUL), copied NUL-terminated to
+ * *out at *used in strings, which holds the whole input's length: a string and its NUL
+ * take no more room there than its length field and bytes take in the input. */
+static int str(struct rd *r, char *strings, size_t *used, const char **out)
+{
+    uint64_t n;
+    int rc = u64(r, &n);
+    if (rc)
+        return rc;
+    if (n > r->len - r->at || memchr(r->p + r->at, 0, n))
+        return bad(r, "a string of %llu bytes where %zu are left, or with a NUL",
+                   (unsigned long long)n, r->len - r->at);
+    char *s = strings + *used;
+    memcpy(s, r->p + r->at, n);
+    s[n] = 0;
+    *used += n + 1;
+    r->at += n;
+    *out = s;
+    return 0;
+}
+
 struct id_index {
     uint64_t id;
     uint32_t index;
@@ -72,6 +93,7 @@ struct link {
  * module 41 or more. */
 #define NODE_BYTES 41
 #define MODULE_BYTES 41
+#define REGION_BYTES 25
 
 int fnp_raw_read(struct fnp_raw_file *f, const void *data, size_t len, char *why, size_t whylen)
 {
@@ -89,7 +111,8 @@ int fnp_raw_read(struct fnp_raw_file *f, const void *data, size_t len, char *why
         return bad(&r, "bad header (tick length %g s, count-only %llu)", secs,
                    (unsigned long long)count_only);
 
-    size_t max_nodes = len / NODE_BYTES, max_mods = len / MODULE_BYTES;
+    size_t max_nodes = len / NODE_BYTES, max_mods = len / MODULE_BYTES,
+           max_regions = len / REGION_BYTES;
     f->nodes = malloc((max_nodes ? max_nodes : 1) * sizeof(*f->nodes));
     struct id_index *ids = malloc((max_nodes ? max_nodes : 1) * sizeof(*ids));
     /* The path from the thread's outermost call to the node read last: in pre-order a
@@ -100,11 +123,12 @@ int fnp_raw_read(struct fnp_raw_file *f, const void *data, size_t len, char *why
     struct link *links = malloc((max_nodes ? max_nodes : 1) * sizeof(*links));
     size_t nlinks = 0, links_first = 0;
     f->mods = malloc((max_mods ? max_mods : 1) * sizeof(*f->mods));
+    f->regions = malloc((max_regions ? max_regions : 1) * sizeof(*f->regions));
     f->paths = malloc(len);
-    size_t n = 0, nmods = 0, paths_used = 0, sorted = 0, thread_first = 0;
+    size_t n = 0, nmods = 0, nregions = 0, paths_used = 0, sorted = 0, thread_first = 0;
     uint32_t thread = 0;
     int in_thread = 0, rc = 0, ended = 0;
-    if (!f->nodes || !ids || !path || !node_id || !links || !f->mods || !f->paths) {
+    if (!f->nodes || !ids || !path || !node_id || !links || !f->mods || !f->regions || !f->paths) {
         rc = -ENOMEM;
         goto out;
     }
@@ -132,6 +156,21 @@ int fnp_raw_read(struct fnp_raw_file *f, const void *data, size_t len, char *why
             paths_used += v[4] + 1;
             r.at += v[4];
             f->mods[nmods++] = (struct fnp_raw_module){name, v[0], v[1], v[2], (uint32_t)v[3]};
+            break;
+        }
+        case 'R': {
+            struct fnp_raw_region *g = &f->regions[nregions];
+            rc = u64(&r, &v[0]);
+            if (!rc && (v[0] > UINT32_MAX || nregions >= max_regions))
+                rc = bad(&r, "bad region record (line %llu)", (unsigned long long)v[0]);
+            if (!rc)
+                rc = str(&r, f->paths, &paths_used, &g->file);
+            if (!rc)
+                rc = str(&r, f->paths, &paths_used, &g->name);
+            if (rc)
+                break;
+            g->line = (uint32_t)v[0];
+            nregions++;
             break;
         }
         case 'T':
@@ -244,6 +283,8 @@ out:
     f->raw.threads = in_thread && n > thread_first ? thread + 1 : thread;
     f->raw.mods = f->mods;
     f->raw.nmods = nmods;
+    f->raw.regions = f->regions;
+    f->raw.nregions = nregions;
     f->raw.tick_seconds = count_only ? 1.0 : secs;
     f->raw.count_only = (int)count_only;
     return 0;
@@ -253,6 +294,7 @@ void fnp_raw_file_free(struct fnp_raw_file *f)
 {
     free(f->nodes);
     free(f->mods);
+    free(f->regions);
     free(f->paths);
     memset(f, 0, sizeof(*f));
 }

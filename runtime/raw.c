@@ -70,6 +70,24 @@ static void put_module(struct out *o, const struct fnp_raw_module *m)
     put(o, m->path, len);
 }
 
+/* The regions and interpreted frames interned so far (region.c), in key order: the i-th
+ * record names key FNP_REGION_TAG | (i + 1). An entry is immutable once nregions counts
+ * it, so reading the table here needs no lock. */
+static void put_regions(struct out *o)
+{
+    size_t n;
+    const struct fnp_raw_region *g = fnp_regions(&n);
+    for (size_t i = 0; i < n; i++) {
+        size_t flen = strlen(g[i].file), nlen = strlen(g[i].name);
+        put(o, "R", 1);
+        put_u64(o, g[i].line);
+        put_u64(o, flen);
+        put(o, g[i].file, flen);
+        put_u64(o, nlen);
+        put(o, g[i].name, nlen);
+    }
+}
+
 static uint64_t parse_hex(const char **s)
 {
     uint64_t v = 0;
@@ -196,6 +214,7 @@ int fnp_raw_write(int fd, uint64_t now, double tick_seconds)
     put_live_modules(&o);
     for (struct fnp_retired *r = fnp_retired_list(); r; r = r->next)
         put_module(&o, &r->mod);
+    put_regions(&o);
 
     uint64_t dropped = 0, unmatched = 0, merged = 0, thread = 0;
     for (struct fnp_thread *t = fnp_thread_list(); t; t = t->next, thread++) {

@@ -20,31 +20,39 @@ START_TEST(sample_reads_as_written)
     struct fnp_raw_file f;
     char why[256] = "";
     ck_assert_msg(fnp_raw_read(&f, r.b, r.n, why, sizeof(why)) == 0, "%s", why);
-    ck_assert_uint_eq(f.raw.n, 5);
+    ck_assert_uint_eq(f.raw.n, 6);
     ck_assert_uint_eq(f.raw.threads, 2);
     ck_assert_uint_eq(f.raw.nmods, 1);
     ck_assert_str_eq(f.raw.mods[0].path, "/bin/prog");
     ck_assert_uint_eq(f.raw.merged, 2);
     ck_assert_uint_eq(f.raw.max_nodes, 64);
     ck_assert_uint_eq(f.threads_seen, 2);
+    ck_assert_uint_eq(f.raw.nregions, 2);
+    ck_assert_str_eq(f.raw.regions[0].file, "a.c");
+    ck_assert_uint_eq(f.raw.regions[0].line, 7);
+    ck_assert_str_eq(f.raw.regions[0].name, "load");
+    ck_assert_str_eq(f.raw.regions[1].file, "<unknown>");
+    ck_assert_str_eq(f.raw.regions[1].name, "");
     const struct fnp_raw_node *n = f.raw.nodes;
     /* thread 0 */
     ck_assert_uint_eq(n[0].parent, FNP_NO_PARENT);
     ck_assert_uint_eq(n[1].parent, 0);
     ck_assert_uint_eq(n[1].ncalls, 3);
+    ck_assert_uint_eq(n[2].parent, 0);
+    ck_assert_uint_eq(n[2].fn, FNP_REGION_TAG | 1);
     /* thread 1: run got its open 9 ticks; g (22) took the folded link's 5 calls and 40 + 7
      * ticks, which come off its own time (back, as its caller too) and are put back for
      * run, whose child's ticks now hold them; h took the capped link's calls and flags */
-    ck_assert_uint_eq(n[2].thread, 1);
-    ck_assert_uint_eq(n[2].ticks, 209);
-    ck_assert_uint_eq(n[3].ncalls, 6);
-    ck_assert_uint_eq(n[3].ticks, 107);
-    ck_assert_int_eq(n[3].back, 47);
-    ck_assert_int_eq(n[2].back, -47);
-    ck_assert_uint_eq(n[4].ncalls, 2);
-    ck_assert_uint_eq(n[4].ticks, 10);
-    ck_assert_uint_eq(n[4].flags, FNP_OPEN_GIVEN | FNP_OPEN_FUNC);
-    ck_assert_int_eq(n[4].back, 0);
+    ck_assert_uint_eq(n[3].thread, 1);
+    ck_assert_uint_eq(n[3].ticks, 209);
+    ck_assert_uint_eq(n[4].ncalls, 6);
+    ck_assert_uint_eq(n[4].ticks, 107);
+    ck_assert_int_eq(n[4].back, 47);
+    ck_assert_int_eq(n[3].back, -47);
+    ck_assert_uint_eq(n[5].ncalls, 2);
+    ck_assert_uint_eq(n[5].ticks, 10);
+    ck_assert_uint_eq(n[5].flags, FNP_OPEN_GIVEN | FNP_OPEN_FUNC);
+    ck_assert_int_eq(n[5].back, 0);
     fnp_raw_file_free(&f);
 }
 END_TEST
@@ -118,6 +126,95 @@ START_TEST(links_past_2_63_ticks_wrap_without_overflow)
 }
 END_TEST
 
+START_TEST(regions_name_their_keys)
+{
+    /* The profile built from the sample names region 1's node by its record, as the exit
+     * dump names it from the runtime's table. */
+    struct raw_buf r;
+    raw_sample(&r);
+    struct fnp_raw_file f;
+    char why[256] = "";
+    ck_assert_msg(fnp_raw_read(&f, r.b, r.n, why, sizeof(why)) == 0, "%s", why);
+    struct fnp_profile p;
+    fnp_profile_init(&p);
+    ck_assert_int_eq(fnp_profile_build(&p, &f.raw, NULL), 0);
+    int found = 0;
+    for (size_t i = 0; i < p.nfuncs; i++)
+        if (strcmp(p.funcs[i].key.name, "load") == 0) {
+            ck_assert_str_eq(p.funcs[i].key.file, "a.c");
+            ck_assert_uint_eq(p.funcs[i].key.line, 7);
+            ck_assert_uint_eq(p.funcs[i].st.ncalls, 2);
+            found = 1;
+        }
+    ck_assert(found);
+    fnp_profile_free(&p);
+    fnp_raw_file_free(&f);
+}
+END_TEST
+
+/* A snapshot with one region record whose line, file or name length field is v. */
+static void region_with(struct raw_buf *r, int field, uint64_t v)
+{
+    double secs = 1e-9;
+    uint64_t bits;
+    memcpy(&bits, &secs, 8);
+    r->n = 0;
+    raw_put(r, FNP_RAW_MAGIC, 8);
+    raw_u64(r, bits);
+    raw_u64(r, 0);
+    raw_put(r, "R", 1);
+    raw_u64(r, field == 0 ? v : 7);
+    raw_u64(r, field == 1 ? v : 3);
+    raw_put(r, "a.c", 3);
+    raw_u64(r, field == 2 ? v : 4);
+    raw_put(r, "lo\0d", 4);
+    RAW_REC(r, 'E', 0, 0, 0, 0, 0);
+}
+
+START_TEST(hostile_region_records_are_refused)
+{
+    /* Lengths past the file's end or wrapping a size_t, a line past 32 bits, a NUL in a
+     * name: -EINVAL with the offset, never a read out of bounds. */
+    static const struct {
+        int field;
+        uint64_t v;
+    } cases[] = {
+        {0, UINT64_C(1) << 32}, {1, 1000}, {1, UINT64_MAX},
+        {1, UINT64_MAX - 7},    {2, 1000}, {2, UINT64_MAX},
+        {2, 4} /* "lo\0d" */,
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct raw_buf r;
+        region_with(&r, cases[i].field, cases[i].v);
+        struct fnp_raw_file f;
+        char why[256] = "";
+        ck_assert_int_eq(fnp_raw_read(&f, r.b, r.n, why, sizeof(why)), -EINVAL);
+        ck_assert_msg(strncmp(why, "offset ", 7) == 0, "case %zu: %s", i, why);
+        fnp_raw_file_free(&f);
+    }
+    /* and many regions, empty strings: each record is counted against the input */
+    struct raw_buf r;
+    region_with(&r, 2, 4);
+    r.n -= 1 + 5 * 8;
+    r.b[r.n - 2] = 'o'; /* "lo\0d" made "lood" */
+    for (int i = 0; i < 100; i++) {
+        raw_put(&r, "R", 1);
+        raw_u64(&r, (uint64_t)i);
+        raw_u64(&r, 0);
+        raw_u64(&r, 0);
+    }
+    RAW_REC(&r, 'E', 0, 0, 0, 0, 0);
+    struct fnp_raw_file f;
+    char why[256] = "";
+    ck_assert_msg(fnp_raw_read(&f, r.b, r.n, why, sizeof(why)) == 0, "%s", why);
+    ck_assert_uint_eq(f.raw.nregions, 101);
+    ck_assert_str_eq(f.raw.regions[0].name, "lood");
+    ck_assert_str_eq(f.raw.regions[100].file, "");
+    ck_assert_uint_eq(f.raw.regions[100].line, 99);
+    fnp_raw_file_free(&f);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("raw_read");
@@ -126,6 +223,8 @@ int main(void)
     tcase_add_test(tc, every_cut_is_refused);
     tcase_add_test(tc, damage_never_crashes);
     tcase_add_test(tc, links_past_2_63_ticks_wrap_without_overflow);
+    tcase_add_test(tc, regions_name_their_keys);
+    tcase_add_test(tc, hostile_region_records_are_refused);
     suite_add_tcase(s, tc);
     return fnp_check_run(s);
 }

@@ -1,7 +1,8 @@
 /*
  * A raw snapshot (profile.h: FNP_RAW_MAGIC) built byte by byte, shared by the reader's
- * unit test and its fuzz target (as the seed). Two threads; the second has a folded
- * recursion link, a link merged beyond the node cap, and open calls on both kinds.
+ * unit test and its fuzz target (as the seed). Two threads; the first has a named region,
+ * the second a folded recursion link, a link merged beyond the node cap, and open calls on
+ * both kinds.
  */
 #ifndef FNPROF_TESTS_RAW_SAMPLE_H
 #define FNPROF_TESTS_RAW_SAMPLE_H
@@ -28,6 +29,16 @@ static inline void raw_u64(struct raw_buf *r, uint64_t v)
         r->b[r->n++] = (unsigned char)(v >> (8 * i));
 }
 
+static inline void raw_region(struct raw_buf *r, uint64_t line, const char *file, const char *name)
+{
+    raw_put(r, "R", 1);
+    raw_u64(r, line);
+    raw_u64(r, strlen(file));
+    raw_put(r, file, strlen(file));
+    raw_u64(r, strlen(name));
+    raw_put(r, name, strlen(name));
+}
+
 static inline void raw_rec(struct raw_buf *r, char type, int n, const uint64_t *v)
 {
     raw_put(r, &type, 1);
@@ -39,7 +50,8 @@ static inline void raw_rec(struct raw_buf *r, char type, int n, const uint64_t *
     raw_rec((r), (type), sizeof((uint64_t[]){__VA_ARGS__}) / 8, (uint64_t[]){__VA_ARGS__})
 
 /*
- * Thread 0: main(0x1000) -> f(0x1100) x3.
+ * Regions: 1 is ("a.c", 7, "load"), 2 ("<unknown>", 0, "") (no node names it).
+ * Thread 0: main(0x1000) -> f(0x1100) x3; main -> region 1 x2.
  * Thread 1: run(0x2000) -> g(0x2100) -> g (id 22) -> link 23 to node 22 from 22 (folded
  * g, 5 calls, 40 ticks, one open for 7); run -> h(0x2200) id 24 under a cap link 25 from no
  * node, flags FUNC, 2 calls, 10 ticks.
@@ -61,9 +73,12 @@ static inline void raw_sample(struct raw_buf *r)
     raw_u64(r, UINT32_MAX);
     raw_u64(r, sizeof(path) - 1);
     raw_put(r, path, sizeof(path) - 1);
+    raw_region(r, 7, "a.c", "load");
+    raw_region(r, 0, "<unknown>", "");
     raw_put(r, "T", 1);
     RAW_REC(r, 'N', 11, 0, 0x1000, 1, 100);
     RAW_REC(r, 'N', 12, 11, 0x1100, 3, 30);
+    RAW_REC(r, 'N', 13, 11, FNP_REGION_TAG | 1, 2, 20);
     raw_put(r, "T", 1);
     RAW_REC(r, 'N', 21, 0, 0x2000, 1, 200);
     RAW_REC(r, 'N', 22, 21, 0x2100, 1, 60);
