@@ -2,7 +2,7 @@
  * thread's setenv of a variable the program has, its unsetenv and putenv, while the
  * command runs (it tells the thread through one pipe, waits on another); or clearenv()
  * before the call (a NULL environ). Prints what the program then sees.
- * Usage: env_during_system system|popen|clearenv */
+ * Usage: env_during_system system|popen|clearenv (popen: by hand; racy, see exec.c) */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
