@@ -206,7 +206,9 @@ FNP_WRAP int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_a
  * system and popen start /bin/sh with glibc's own posix_spawn and environ, out of reach
  * of the wrappers above. While one runs, environ is a copy with the mark (never the
  * program's array changed); a setenv by another thread meanwhile makes its own copy of
- * that one, and then only the mark is taken out of it. Another thread that reads environ
+ * that one, or changes the copy in place (a variable that was there; unsetenv, putenv),
+ * and then that is kept, and only the mark is taken out of it. Left: a change made in the
+ * instant between that check and the swap back is lost. Another thread that reads environ
  * during such a call sees the mark: the one moment the program can. Calls that overlap
  * share one copy (active counts them); a copy is freed when the next one is made, when no
  * reader of it can remain. The lock is held for the swaps only, never across the call,
@@ -215,6 +217,7 @@ FNP_WRAP int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_a
 static pthread_mutex_t swap_lock = PTHREAD_MUTEX_INITIALIZER;
 static size_t active;           /* calls of system and popen under way; under swap_lock */
 static char **program_environ;  /* environ before the first of them; under swap_lock */
+static int swapped;             /* environ is copy (program_environ may be NULL: clearenv) */
 static char **copy, **old_copy; /* the marked copy, and the one before it */
 
 static FNP_NOINSTR void environ_marked(void)
@@ -233,14 +236,29 @@ static FNP_NOINSTR void environ_marked(void)
             copy = fresh;
             program_environ = environ;
             environ = fresh;
+            swapped = 1;
         } else {
             free(fresh);
-            program_environ = NULL;
+            swapped = 0;
         }
     }
     pthread_mutex_unlock(&swap_lock);
     fnp_mem_release();
     errno = saved;
+}
+
+/* Whether made (the copy) still holds what environ_marked put in it: program's entries without
+ * fnprof's marks, then the owner's. Another thread's setenv of a variable the program
+ * had, its unsetenv and putenv change the copy in place; swapping program back would
+ * lose them. */
+static FNP_NOINSTR int unchanged(char **made, char **program)
+{
+    size_t k = 0;
+    for (size_t i = 0; program && program[i]; i++)
+        if (strncmp(program[i], MARK, sizeof(MARK) - 1) != 0 &&
+            strncmp(program[i], OWNER, sizeof(OWNER) - 1) != 0 && made[k++] != program[i])
+            return 0;
+    return made[k] == fnp_config.owner_mark && made[k + 1] == NULL;
 }
 
 static FNP_NOINSTR void environ_restore(void)
@@ -249,12 +267,19 @@ static FNP_NOINSTR void environ_restore(void)
         return;
     int saved = errno;
     pthread_mutex_lock(&swap_lock);
-    if (--active == 0 && program_environ) {
+    if (--active == 0 && swapped) {
         char **was = copy;
-        if (!__atomic_compare_exchange_n(&environ, &was, program_environ, 0, __ATOMIC_ACQ_REL,
-                                         __ATOMIC_ACQUIRE))
-            unsetenv("PROF_OWNER"); /* the program's setenv made a new array meanwhile */
-        program_environ = NULL;
+        if (!unchanged(copy, program_environ) ||
+            !__atomic_compare_exchange_n(&environ, &was, program_environ, 0, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE)) {
+            /* The program's setenv, unsetenv or putenv changed the copy in place (a
+             * variable it had), or made a new array: that is its environ now, without
+             * the mark. A copy still in use as environ is never freed. */
+            if (environ == copy)
+                copy = NULL;
+            unsetenv("PROF_OWNER");
+        }
+        swapped = 0;
     }
     pthread_mutex_unlock(&swap_lock);
     errno = saved;
