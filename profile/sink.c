@@ -257,6 +257,7 @@ static void guard_end(struct write_guard *g)
     if (!g->on)
         return;
     sigset_t now;
+    unsigned resend = 0;
     sigemptyset(&now);
     sigpending(&now);
     for (size_t i = 0; i < sizeof(guarded) / sizeof(guarded[0]); i++) {
@@ -267,10 +268,22 @@ static void guard_end(struct write_guard *g)
         sigemptyset(&one);
         sigaddset(&one, sig);
         struct timespec zero = {0, 0};
-        while (sigtimedwait(&one, NULL, &zero) < 0 && errno == EINTR)
+        siginfo_t info;
+        int got;
+        while ((got = sigtimedwait(&one, &info, &zero)) < 0 && errno == EINTR)
             ;
+        /* The writes' own (a write past the limit, or into a pipe nobody reads: the kernel
+         * sends it as SI_USER from this very process) is dropped. One another process sent
+         * (kill: SI_USER from another pid), or a thread raised (tgkill, sigqueue), during
+         * the writes is the program's business: it is sent again, to arrive once the mask
+         * is restored. (A kill(getpid(), ...) in that moment looks like the writes' own.) */
+        if (got == sig && (info.si_code != SI_USER || info.si_pid != getpid()))
+            resend |= 1u << i;
     }
     pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+    for (size_t i = 0; i < sizeof(guarded) / sizeof(guarded[0]); i++)
+        if (resend & (1u << i))
+            raise(guarded[i]);
 }
 
 /* The writer's bytes into fd, through a sink; fd stays open. */
