@@ -380,13 +380,8 @@ out:
     return rc;
 }
 
-/* Sums saturate: a count wrapped past 2^64 would start again from 0, and a time past
- * DBL_MAX would become inf, which no pstats reader takes back (pstats_read refuses it). */
-static uint64_t sat_count(uint64_t a, uint64_t b)
-{
-    return a + b < a ? UINT64_MAX : a + b;
-}
-
+/* Sums saturate: a count wrapped past 2^64 would start again from 0 (fnp_sat_add), and a
+ * time past DBL_MAX would become inf, which no pstats reader takes back. */
 static double sat_time(double a, double b)
 {
     double v = a + b;
@@ -395,8 +390,8 @@ static double sat_time(double a, double b)
 
 static void add_stats(struct fnp_stats *a, const struct fnp_stats *b)
 {
-    a->ncalls = sat_count(a->ncalls, b->ncalls);
-    a->pcalls = sat_count(a->pcalls, b->pcalls);
+    a->ncalls = fnp_sat_add(a->ncalls, b->ncalls);
+    a->pcalls = fnp_sat_add(a->pcalls, b->pcalls);
     a->tottime = sat_time(a->tottime, b->tottime);
     a->cumtime = sat_time(a->cumtime, b->cumtime);
 }

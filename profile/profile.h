@@ -196,6 +196,12 @@ int fnp_tree_merge(struct fnp_profile *a, const struct fnp_profile *b, const uin
 
 /* ticks * scale to the nearest integer, saturating. */
 uint64_t fnp_ticks_scale(uint64_t ticks, double scale);
+/* a + b, or 2^64 - 1 where the sum would wrap: counts and ticks summed by a merge never
+ * come out smaller than their parts. */
+static inline uint64_t fnp_sat_add(uint64_t a, uint64_t b)
+{
+    return a + b < a ? UINT64_MAX : a + b;
+}
 
 /* Frees p's tree; p->tree_kind becomes FNP_TREE_NONE. */
 void fnp_tree_clear(struct fnp_profile *p);

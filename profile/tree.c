@@ -48,19 +48,14 @@ static int by_thread_func(const void *a, const void *b, void *nodes_)
     return x->flags < y->flags ? -1 : x->flags > y->flags;
 }
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-    return a + b < a ? UINT64_MAX : a + b;
-}
-
 /* Adds the memory columns of a node merged into another. */
 static void add_mem(struct fnp_mem_node *to, const struct fnp_mem_node *from)
 {
     /* Sums saturate: frees <= allocs holds in each addend, so it holds in the sums, and a
      * merge never writes what the reader refuses. */
-    to->allocs = sat_add(to->allocs, from->allocs);
-    to->frees = sat_add(to->frees, from->frees);
-    to->freed = sat_add(to->freed, from->freed);
+    to->allocs = fnp_sat_add(to->allocs, from->allocs);
+    to->frees = fnp_sat_add(to->frees, from->frees);
+    to->freed = fnp_sat_add(to->freed, from->freed);
     if (from->peak > to->peak)
         to->peak = from->peak;
 }
@@ -114,8 +109,8 @@ static int canonical(const struct fnp_tree_node *in, const struct fnp_mem_node *
         struct fnp_tree_node *t = &m[slots[j]];
         /* Calls and ticks saturate (a merge never wraps a sum to a small number); back
          * wraps rather than overflow: a hostile file may hold any numbers. */
-        t->ncalls = sat_add(t->ncalls, nd->ncalls);
-        t->ticks = sat_add(t->ticks, nd->ticks);
+        t->ncalls = fnp_sat_add(t->ncalls, nd->ncalls);
+        t->ticks = fnp_sat_add(t->ticks, nd->ticks);
         t->back = (int64_t)((uint64_t)t->back + (uint64_t)nd->back);
         if (mm)
             add_mem(&mm[slots[j]], &mem_in[i]);

@@ -19,11 +19,6 @@
 
 #include "views.h"
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-    return a + b < a ? UINT64_MAX : a + b;
-}
-
 static int by_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -131,7 +126,7 @@ int fnp_view_cut(const struct fnp_profile *p, uint32_t max_depth, struct fnp_vie
             f = newidx[nd->parent];
         }
         newidx[i] = f;
-        t[f].ncalls = sat_add(t[f].ncalls, nd->ncalls);
+        t[f].ncalls = fnp_sat_add(t[f].ncalls, nd->ncalls);
         if (depth[i] - max_depth + 1 > frames[f])
             frames[f] = depth[i] - max_depth + 1;
         c->contexts++;
