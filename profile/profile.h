@@ -12,6 +12,7 @@
 #ifndef FNPROF_PROFILE_H
 #define FNPROF_PROFILE_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -454,6 +455,21 @@ void fnp_sink_free(struct fnp_sink *s);
  */
 typedef int (*fnp_write_fn)(struct fnp_sink *s, void *ctx);
 int fnp_write_file_atomic(const char *path, fnp_write_fn write, void *ctx);
+/*
+ * Around writes to a file: SIGXFSZ (past RLIMIT_FSIZE) and SIGPIPE (a FIFO whose reader
+ * left) would end the process in the middle of one. Blocked in this thread meanwhile,
+ * write(2) fails with EFBIG or EPIPE instead, and at the end the one such signal the
+ * writes raised is taken back before the mask is restored; one that was pending before
+ * stays, and one another process sent meanwhile is sent again. The process-wide
+ * disposition is never touched. Async-signal-safe (the signal path's raw snapshot).
+ * fnp_write_file_atomic does this itself.
+ */
+struct fnp_write_guard {
+    sigset_t old, pending_before;
+    int on;
+};
+void fnp_write_guard_begin(struct fnp_write_guard *g);
+void fnp_write_guard_end(struct fnp_write_guard *g);
 /* strerror for fnp_write_file_atomic's result, with words for the cases it adds. */
 const char *fnp_write_file_strerror(int rc);
 /* Async-signal-safe: removes the temporary file fnp_write_file_atomic is filling, if any;

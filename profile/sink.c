@@ -227,21 +227,10 @@ int fnp_file_create_temp(int dirfd, char *name)
     return -EEXIST;
 }
 
-/*
- * SIGXFSZ (past RLIMIT_FSIZE) and SIGPIPE (a FIFO whose reader left) would end the
- * process in the middle of a write: blocked in this thread while it writes, write(2)
- * fails with EFBIG or EPIPE instead, and the one such signal the write left pending on
- * the thread is taken away before the mask is restored. A signal that was pending before
- * stays; the process-wide disposition is never touched.
- */
-struct write_guard {
-    sigset_t old, pending_before;
-    int on;
-};
-
+/* The write guard (profile.h): why, there. */
 static const int guarded[] = {SIGXFSZ, SIGPIPE};
 
-static void guard_begin(struct write_guard *g)
+void fnp_write_guard_begin(struct fnp_write_guard *g)
 {
     sigset_t set;
     sigemptyset(&set);
@@ -252,7 +241,7 @@ static void guard_begin(struct write_guard *g)
     g->on = pthread_sigmask(SIG_BLOCK, &set, &g->old) == 0;
 }
 
-static void guard_end(struct write_guard *g)
+void fnp_write_guard_end(struct fnp_write_guard *g)
 {
     if (!g->on)
         return;
@@ -464,8 +453,8 @@ static int write_through(const char *path, const struct stat *lst, fnp_write_fn 
 
 int fnp_write_file_atomic(const char *path, fnp_write_fn write_fn, void *ctx)
 {
-    struct write_guard g;
-    guard_begin(&g);
+    struct fnp_write_guard g;
+    fnp_write_guard_begin(&g);
     struct stat st;
     int rc;
     if (lstat(path, &st) == 0)
@@ -473,7 +462,7 @@ int fnp_write_file_atomic(const char *path, fnp_write_fn write_fn, void *ctx)
                                  : write_through(path, &st, write_fn, ctx);
     else
         rc = errno == ENOENT ? replace(path, NULL, write_fn, ctx) : -errno;
-    guard_end(&g);
+    fnp_write_guard_end(&g);
     return rc;
 }
 

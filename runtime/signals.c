@@ -22,7 +22,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -171,29 +170,21 @@ static void dump_raw(int sig)
 {
     uint64_t now = fnp_clock_now();
     double tick_seconds = fnp_clock_tick_seconds();
-    /* The handler runs with every signal blocked: a write past RLIMIT_FSIZE fails with
-     * EFBIG and leaves a SIGXFSZ pending, taken back below unless it was pending before. */
-    sigset_t before;
-    sigemptyset(&before);
-    sigpending(&before);
+    /* A write past RLIMIT_FSIZE fails with EFBIG, its SIGXFSZ taken back (the handler
+     * runs with every signal blocked already; the guard restores that mask). */
+    struct fnp_write_guard g;
+    fnp_write_guard_begin(&g);
     /* A fresh name nobody could plant a symlink at (O_EXCL, random letters). */
     int fd = fnp_file_create_temp(AT_FDCWD, tmp_path);
     if (fd < 0) {
+        fnp_write_guard_end(&g);
         say(signame(sig), ": cannot write the raw snapshot ", tmp_path, "");
         return;
     }
     int rc = fnp_raw_write(fd, now, tick_seconds);
     if (close(fd) != 0 && rc == 0)
         rc = -errno;
-    sigset_t after, xfsz;
-    sigemptyset(&after);
-    sigpending(&after);
-    if (sigismember(&after, SIGXFSZ) && !sigismember(&before, SIGXFSZ)) {
-        struct timespec zero = {0, 0};
-        sigemptyset(&xfsz);
-        sigaddset(&xfsz, SIGXFSZ);
-        sigtimedwait(&xfsz, NULL, &zero);
-    }
+    fnp_write_guard_end(&g);
     if (rc != 0 || !raw_renamable() || rename(tmp_path, raw_path) != 0) {
         unlink(tmp_path);
         say(signame(sig), ": cannot write the raw snapshot ", raw_path, "");
