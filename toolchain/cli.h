@@ -60,6 +60,11 @@ int fnp_cli_parse_limit(const char *s, size_t *out);
 int fnp_cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* which.c: prog as execvp would find it (a name without '/' is looked up in PATH, an empty
+ * entry being the working directory), absolute and with its symlinks resolved, in out
+ * (PATH_MAX bytes). Returns 0, or -errno (-ENOENT: not on PATH). */
+int fnp_cli_which(const char *prog, char *out);
+
 /* load.c: reads the whole file at path (at most about FNP_MARSHAL_MAX_INPUT bytes) into
  * *data (caller frees). On failure prints "fnprof: <cmd>: <path>: <why>" and returns -1.
  * st (may be NULL) gets the file's fstat. */

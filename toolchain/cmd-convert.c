@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -65,26 +66,6 @@ struct job {
     const char *render; /* dot -T<this>, or NULL */
     const char *dot;    /* the dot program found on PATH */
 };
-
-/* The path of prog on PATH (malloc'd), or NULL. */
-static char *find_on_path(const char *prog)
-{
-    const char *path = getenv("PATH");
-    if (!path || !*path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    while (*path) {
-        size_t n = strcspn(path, ":");
-        char *full = malloc(n + strlen(prog) + 2);
-        if (!full)
-            return NULL;
-        snprintf(full, n + strlen(prog) + 2, "%.*s/%s", (int)n, n ? path : ".", prog);
-        if (access(full, X_OK) == 0)
-            return full;
-        free(full);
-        path += n + (path[n] == ':');
-    }
-    return NULL;
-}
 
 /* Writes data to dot's standard input, its output going to fd; 0 or a negative errno. */
 static int run_dot(const struct job *j, const char *data, size_t len, int fd)
@@ -251,7 +232,8 @@ int fnp_cmd_convert(int argc, char **argv)
     int rc = FNP_EXIT_OK;
     char *dot = NULL;
     if (output && !strcmp(to, "dot") && (j.render = render_format(output))) {
-        dot = find_on_path("dot");
+        char where[PATH_MAX];
+        dot = fnp_cli_which("dot", where) == 0 ? strdup(where) : NULL;
         if (!dot) {
             fnp_cli_error("convert",
                           "%s: drawing a %s needs graphviz's 'dot', which is not on PATH "

@@ -95,33 +95,6 @@ static void usage(FILE *out)
                  "  -h, --help  show this help\n");
 }
 
-/* PROGRAM as execvp would find it: a name without '/' is looked up in PATH (main then tries
- * the current directory). The result is absolute, in out (PATH_MAX bytes, as realpath
- * fills). Returns 0 or -errno. */
-static int locate(const char *prog, char *out)
-{
-    if (strchr(prog, '/'))
-        return realpath(prog, out) ? 0 : -errno;
-    const char *path = getenv("PATH");
-    if (!path || !*path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    for (const char *d = path;;) {
-        size_t dl = strcspn(d, ":");
-        char cand[PATH_MAX];
-        if (snprintf(cand, sizeof cand, "%.*s%s%s", (int)dl, d, dl ? "/" : "", prog) <
-                (int)sizeof cand &&
-            access(cand, X_OK) == 0 && realpath(cand, out)) {
-            struct stat st;
-            if (stat(out, &st) == 0 && S_ISREG(st.st_mode))
-                return 0;
-        }
-        if (!d[dl])
-            break;
-        d += dl + 1;
-    }
-    return -ENOENT;
-}
-
 /* Whether the file at path starts with "#!": a script, whose interpreter is what runs. */
 static bool is_script(const char *path)
 {
@@ -735,7 +708,7 @@ int fnp_cmd_doctor(int argc, char **argv)
         return fnp_cli_usage_error(CMD, "no program given");
 
     char program[PATH_MAX];
-    int err = locate(argv[optind], program);
+    int err = fnp_cli_which(argv[optind], program);
     /* A bare name that PATH lacks but the current directory has: the user meant that file
      * (doctor only reads it), though a shell, and fnprof run, would not find it. */
     struct stat st;

@@ -99,25 +99,6 @@ int fnp_run_library(const char *cmd, char *out, size_t n)
     return preloadable(cmd, real, out, n);
 }
 
-/* Where execvp would find prog: prog itself when it has a slash, else the first executable
- * of that name on PATH. Returns 0, or -1 when there is none (execvp then says why). */
-static int program_path(const char *prog, char *out, size_t n)
-{
-    if (strchr(prog, '/')) {
-        snprintf(out, n, "%s", prog);
-        return 0;
-    }
-    const char *path = getenv("PATH");
-    for (const char *p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
-        size_t len = strcspn(p, ":");
-        int w = snprintf(out, n, "%.*s%s%s", (int)len, p, len ? "/" : "", prog);
-        if (w > 0 && (size_t)w < n && access(out, X_OK) == 0)
-            return 0;
-        p += len + (p[len] == ':');
-    }
-    return -1;
-}
-
 /* The PMPI wrappers, beside libfnprof.so, one library per MPI found when fnprof was built
  * (runtime/mpi/CMakeLists.txt): libfnprof-mpi.so for the default MPI, libfnprof-mpich.so
  * for MPICH beside Open MPI. The program's own DT_NEEDED names its MPI, each library's
@@ -128,7 +109,7 @@ static int mpi_library(const char *program, char *out, size_t n)
     static const char *const libs[] = {"libfnprof-mpi.so", "libfnprof-mpich.so"};
     char path[PATH_MAX], needed[64] = "";
     enum fnp_mpi_flavour want = FNP_MPI_UNKNOWN;
-    if (program_path(program, path, sizeof(path)) == 0)
+    if (fnp_cli_which(program, path) == 0)
         want = fnp_mpi_flavour_of(path, needed, sizeof(needed));
     char real[PATH_MAX], why[PATH_MAX + 128], first_why[PATH_MAX + 128] = "";
     char first_needed[64] = "";
