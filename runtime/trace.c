@@ -151,7 +151,7 @@ static size_t chunk_used(const struct fnp_thread *t, const struct fnp_trace_chun
  * chunk kept for the next thread. 0, or -ENOMEM (t keeps its calls). */
 static int retire(struct fnp_thread *t)
 {
-    size_t n = 0, k = 0;
+    size_t n = 0, k;
     for (const struct fnp_trace_chunk *c = t->trace_chunks; c; c = c->next)
         n += chunk_used(t, c);
     if (n || __atomic_load_n(&ended_empty, __ATOMIC_RELAXED) < limit) {
@@ -162,16 +162,13 @@ static int retire(struct fnp_thread *t)
             unlock_store();
             return -ENOMEM;
         }
-        /* oldest chunk first: the calls in the order they ended */
-        size_t nchunks = 0;
-        for (const struct fnp_trace_chunk *c = t->trace_chunks; c; c = c->next)
-            nchunks++;
-        for (size_t skip = nchunks; skip-- > 0;) {
-            const struct fnp_trace_chunk *c = t->trace_chunks;
-            for (size_t j = 0; j < skip; j++)
-                c = c->next;
-            memcpy(e->recs + k, c->recs, chunk_used(t, c) * sizeof(*e->recs));
-            k += chunk_used(t, c);
+        /* The chunks are newest first: each fills the track from the end, so that the
+         * calls are in the order they ended. */
+        k = n;
+        for (const struct fnp_trace_chunk *c = t->trace_chunks; c; c = c->next) {
+            size_t used = chunk_used(t, c);
+            k -= used;
+            memcpy(e->recs + k, c->recs, used * sizeof(*e->recs));
         }
         e->tid = t->tid;
         memcpy(e->name, t->name, sizeof(e->name));
