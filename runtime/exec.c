@@ -285,20 +285,7 @@ static FNP_NOINSTR void environ_restore(void)
     errno = saved;
 }
 
-static void before_fork(void)
-{
-    pthread_mutex_lock(&swap_lock);
-}
-
-static void after_fork(void)
-{
-    pthread_mutex_unlock(&swap_lock);
-}
-
-void fnp_exec_atfork(void)
-{
-    pthread_atfork(before_fork, after_fork, after_fork);
-}
+FNP_FORK_SAFE_LOCK(fnp_exec_atfork, swap_lock)
 
 FNP_WRAP int system(const char *command)
 {

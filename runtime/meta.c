@@ -30,24 +30,10 @@ void fnp_meta_init(void)
         host[0] = 0;
 }
 
-/* fork: the child must not find the lock held by a thread it does not have (it would wait
- * for ever in fnprof_add_metadata or in its exit dump). The forking thread holds it across
- * the fork; a holder allocates under it (strdup, realloc: glibc's malloc is fork-safe)
- * and takes no other lock of fnprof's. */
-static void before_fork(void)
-{
-    pthread_mutex_lock(&lock);
-}
-
-static void after_fork(void)
-{
-    pthread_mutex_unlock(&lock);
-}
-
-void fnp_meta_atfork(void)
-{
-    pthread_atfork(before_fork, after_fork, after_fork);
-}
+/* A child would otherwise wait for ever in fnprof_add_metadata or in its exit dump. A
+ * holder allocates under it (strdup, realloc: glibc's malloc is fork-safe) and takes no
+ * other lock of fnprof's. */
+FNP_FORK_SAFE_LOCK(fnp_meta_atfork, lock)
 
 FNPROF_API int fnprof_add_metadata(const char *key, const char *value)
 {

@@ -142,22 +142,8 @@ static uintptr_t intern(const char *file, int line, const char *name)
     return intern_as(file, line, name, 0);
 }
 
-/* fork: the child must not find the lock held by a thread it does not have (it would wait
- * for ever in its first new region). The forking thread holds it across the fork. */
-static void before_fork(void)
-{
-    pthread_mutex_lock(&lock);
-}
-
-static void after_fork(void)
-{
-    pthread_mutex_unlock(&lock);
-}
-
-void fnp_region_atfork(void)
-{
-    pthread_atfork(before_fork, after_fork, after_fork);
-}
+/* A child would otherwise wait for ever in its first new region. */
+FNP_FORK_SAFE_LOCK(fnp_region_atfork, lock)
 
 const struct fnp_raw_region *fnp_regions(size_t *n)
 {

@@ -474,6 +474,26 @@ char *fnp_env_path(const char *pattern, uint64_t cycle);
 /* fnp_env_path of PROF_OUTPUT, no cycle. */
 char *fnp_env_output_path(void);
 
+/*
+ * Defines void name(void), which makes the mutex lock safe across fork: the forking thread
+ * holds it across the fork (pthread_atfork), so that a child never finds it held by a
+ * thread it does not have (it would wait for it for ever). For a leaf lock, whose holder
+ * takes no other lock of fnprof's; dump.c's fnp_load registers them in order.
+ */
+#define FNP_FORK_SAFE_LOCK(name, lock)                                                             \
+    static void name##_prepare(void)                                                               \
+    {                                                                                              \
+        pthread_mutex_lock(&(lock));                                                               \
+    }                                                                                              \
+    static void name##_release(void)                                                               \
+    {                                                                                              \
+        pthread_mutex_unlock(&(lock));                                                             \
+    }                                                                                              \
+    void name(void)                                                                                \
+    {                                                                                              \
+        pthread_atfork(name##_prepare, name##_release, name##_release);                            \
+    }
+
 /* ---- log.c -------------------------------------------------------------------------- */
 
 /* One line "fnprof: ..." on fd 2 with a single write(2); never stdio, never stdout.
