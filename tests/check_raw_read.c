@@ -99,13 +99,7 @@ START_TEST(links_past_2_63_ticks_wrap_without_overflow)
      * main, give main 3 * 2^62 back ticks, which wrap (as every tick sum of the model
      * does) rather than overflow an int64_t (UBSan: signed integer overflow). */
     struct raw_buf r;
-    double secs = 1e-9;
-    uint64_t bits;
-    memcpy(&bits, &secs, 8);
-    r.n = 0;
-    raw_put(&r, FNP_RAW_MAGIC, 8);
-    raw_u64(&r, bits);
-    raw_u64(&r, 0);
+    raw_header(&r);
     raw_put(&r, "T", 1);
     RAW_REC(&r, 'N', 11, 0, 0x1000, 1, 100);
     RAW_REC(&r, 'N', 12, 11, 0x1100, 1, 50);
@@ -155,13 +149,7 @@ END_TEST
 /* A snapshot with one region record whose line, file or name length field is v. */
 static void region_with(struct raw_buf *r, int field, uint64_t v)
 {
-    double secs = 1e-9;
-    uint64_t bits;
-    memcpy(&bits, &secs, 8);
-    r->n = 0;
-    raw_put(r, FNP_RAW_MAGIC, 8);
-    raw_u64(r, bits);
-    raw_u64(r, 0);
+    raw_header(r);
     raw_put(r, "R", 1);
     raw_u64(r, field == 0 ? v : 7);
     raw_u64(r, field == 1 ? v : 3);

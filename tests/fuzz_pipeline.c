@@ -306,14 +306,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned seed)
 {
-    if (size == 0) {
-        struct raw_buf r;
-        raw_sample(&r);
-        if (r.n <= max_size) {
-            memcpy(data, r.b, r.n);
-            return r.n;
-        }
-    }
+    size_t seeded = raw_sample_seed(data, size, max_size);
+    if (seeded)
+        return seeded;
     size = LLVMFuzzerMutate(data, size, max_size);
     /* One mutation in eight keeps the header as it was: the checksums are fuzzed too. */
     if (seed % 8) {

@@ -33,18 +33,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     return 0;
 }
 
-/* An empty input becomes the sample: the corpus needs no seed file in the tree. */
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned seed)
 {
     (void)seed;
-    if (size == 0) {
-        struct raw_buf r;
-        raw_sample(&r);
-        if (r.n <= max_size) {
-            memcpy(data, r.b, r.n);
-            return r.n;
-        }
-    }
+    size_t seeded = raw_sample_seed(data, size, max_size);
+    if (seeded)
+        return seeded;
     return LLVMFuzzerMutate(data, size, max_size);
 }
 /* SPDX-License-Identifier: MIT */

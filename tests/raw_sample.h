@@ -29,6 +29,18 @@ static inline void raw_u64(struct raw_buf *r, uint64_t v)
         r->b[r->n++] = (unsigned char)(v >> (8 * i));
 }
 
+/* r holds the header alone: the magic, a tick of 1 ns, timed (not count-only). */
+static inline void raw_header(struct raw_buf *r)
+{
+    double secs = 1e-9;
+    uint64_t bits;
+    memcpy(&bits, &secs, 8);
+    r->n = 0;
+    raw_put(r, FNP_RAW_MAGIC, 8);
+    raw_u64(r, bits);
+    raw_u64(r, 0);
+}
+
 static inline void raw_region(struct raw_buf *r, uint64_t line, const char *file, const char *name)
 {
     raw_put(r, "R", 1);
@@ -58,13 +70,7 @@ static inline void raw_rec(struct raw_buf *r, char type, int n, const uint64_t *
  */
 static inline void raw_sample(struct raw_buf *r)
 {
-    double secs = 1e-9;
-    uint64_t bits;
-    memcpy(&bits, &secs, 8);
-    r->n = 0;
-    raw_put(r, FNP_RAW_MAGIC, 8);
-    raw_u64(r, bits);
-    raw_u64(r, 0);
+    raw_header(r);
     const char path[] = "/bin/prog";
     raw_put(r, "M", 1);
     raw_u64(r, 0x400000 - 0x1000);
@@ -88,6 +94,21 @@ static inline void raw_sample(struct raw_buf *r)
     RAW_REC(r, 'O', 21, 9);
     RAW_REC(r, 'O', 23, 7);
     RAW_REC(r, 'E', 0, 0, 2, 2, 64);
+}
+
+/* For a fuzz target's custom mutator: an empty input becomes the sample (the corpus needs
+ * no seed file in the tree). Its size, or 0 when the input is not empty or it does not fit
+ * in max_size. */
+static inline size_t raw_sample_seed(uint8_t *data, size_t size, size_t max_size)
+{
+    struct raw_buf r;
+    if (size != 0)
+        return 0;
+    raw_sample(&r);
+    if (r.n > max_size)
+        return 0;
+    memcpy(data, r.b, r.n);
+    return r.n;
 }
 
 #endif
