@@ -10,8 +10,11 @@
  *          -fno-xray-link-deps (clang 16 and older: -fnoxray-link-deps), else the driver
  *          links XRay's runtime, which fnprof never uses.
  *
- * Only where a source is compiled: a link-only command gets the runtime alone (no -pg: the
- * start file it picks is gprof's; nothing of XRay).
+ * Where a source is compiled; a link-only command gets the runtime alone (no -pg: the start
+ * file it picks is gprof's; nothing of XRay), except gcc's LTO link: gcc compiles there, and
+ * -pg is not among the options an LTO object carries to it, so the link gets the gcc flags
+ * again (-B: the start files there are the plain ones). clang's LTO keeps XRay's attributes
+ * in the bitcode.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -42,8 +45,10 @@ static const char *other_target(const struct fnp_cc_args *a)
     return NULL;
 }
 
-static int lto(const struct fnp_cc_args *a)
+int fnp_cc_patchable_lto_link(const struct fnp_cc_args *a)
 {
+    if (a->mode != FNP_CC_LINK)
+        return 0;
     int on = 0;
     for (size_t i = 0; i < a->argc; i++) {
         const char *s = a->argv[i];
@@ -52,6 +57,9 @@ static int lto(const struct fnp_cc_args *a)
         else if (strcmp(s, "-fno-lto") == 0)
             on = 0;
     }
+    /* gcc's linker plugin takes LTO objects linked without -flto too. */
+    for (size_t i = 0; i < a->nobjects && !on; i++)
+        on = fnp_cc_object_lto(a->objects[i]) == 1;
     return on;
 }
 
@@ -71,6 +79,8 @@ int fnp_cc_patchable_args(enum fnp_cc_kind kind, const struct fnp_cc_target *t,
         return -1;
     }
     if (kind == FNP_CC_KIND_CLANG) {
+        if (!a->nsources)
+            return 0; /* an LTO link: the bitcode has XRay's attributes */
         out[(*n)++] = "-fxray-instrument";
         out[(*n)++] = "-fxray-instruction-threshold=1";
         /* The spelling changed in clang 17; a link-only command gets neither (no XRay). */
@@ -81,11 +91,6 @@ int fnp_cc_patchable_args(enum fnp_cc_kind kind, const struct fnp_cc_target *t,
     }
     if (kind != FNP_CC_KIND_GCC) {
         fnp_cc_error("--patchable: gcc or clang only (FNPROF_CC_KIND=gcc or clang if it is one)");
-        return -1;
-    }
-    if (lto(a)) {
-        /* The code is generated at the link, by a compiler the wrapper does not run. */
-        fnp_cc_error("--patchable: not with gcc's -flto (docs/patchable.md): add -fno-lto");
         return -1;
     }
     /* The directory holds fnprof-as (`as`): the driver runs the first it finds there. */

@@ -220,8 +220,12 @@ int main(int argc, char **argv)
         return 2;
     }
     int instrument = a.mode >= FNP_CC_COMPILE && a.nsources > 0 && a.instr != FNP_CC_INSTR_OFF;
+    /* gcc's LTO link compiles: the patchable flags go there too (cc-patchable.c). */
+    int lto_link =
+        patchable && !instrument && a.instr != FNP_CC_INSTR_OFF && fnp_cc_patchable_lto_link(&a);
     struct fnp_cc_target target = {0};
-    enum fnp_cc_kind kind = instrument ? fnp_cc_detect(cc, ncc, &target) : FNP_CC_KIND_OTHER;
+    enum fnp_cc_kind kind =
+        instrument || lto_link ? fnp_cc_detect(cc, ncc, &target) : FNP_CC_KIND_OTHER;
     size_t nfilter = 0;
     char *filter_args[FNP_CC_FILTER_MAX_ARGS];
     int filter_skips = 0;
@@ -230,7 +234,7 @@ int main(int argc, char **argv)
         return 1;
     size_t npatch = 0;
     char *patch_args[FNP_CC_PATCHABLE_MAX_ARGS];
-    if (instrument && patchable &&
+    if (((instrument && patchable) || lto_link) &&
         fnp_cc_patchable_args(kind, &target, &a, patch_args, &npatch) < 0)
         return 1;
 
@@ -240,7 +244,10 @@ int main(int argc, char **argv)
         return 1;
     for (size_t i = 0; i < ncc; i++)
         add(&c, cc[i]);
-    if (instrument && patchable) {
+    if (lto_link) {
+        for (size_t i = 0; i < npatch; i++)
+            add(&c, patch_args[i]);
+    } else if (instrument && patchable) {
         add(&c, "-g");
         for (size_t i = 0; i < npatch; i++)
             add(&c, patch_args[i]);

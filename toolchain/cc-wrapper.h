@@ -96,14 +96,21 @@ int fnp_cc_object_functions(const char *path, char ***names, size_t *n);
  * (they do not), -1 (unreadable, or LTO bitcode, whose calls are not in its bytes yet). */
 int fnp_cc_object_instrumented(const char *path);
 
-/* The flags of `--patchable` (cc-patchable.c) for a command that compiles sources, into
- * out[0..*n) (static strings): 0, or -1 with one line on stderr when the build cannot be
- * patchable (not x86_64, -finstrument-functions given too, neither gcc nor clang, gcc's
- * -flto, the patchable directory missing). */
+/* Whether the object file or archive at path holds gcc LTO objects (.gnu.lto_ sections):
+ * 1, 0, or -1 when it cannot be read. */
+int fnp_cc_object_lto(const char *path);
+
+/* The flags of `--patchable` (cc-patchable.c) for a command that compiles sources or is an
+ * LTO link, into out[0..*n) (static strings): 0, or -1 with one line on stderr when the
+ * build cannot be patchable (not x86_64, -finstrument-functions given too, neither gcc nor
+ * clang, the patchable directory missing). */
 #define FNP_CC_PATCHABLE_MAX_ARGS 6
 int fnp_cc_patchable_args(enum fnp_cc_kind kind, const struct fnp_cc_target *t,
                           const struct fnp_cc_args *a, char *out[FNP_CC_PATCHABLE_MAX_ARGS],
                           size_t *n);
+/* Whether the command links with LTO (-flto given last, or an LTO object among the inputs):
+ * then gcc compiles at the link, and needs the flags there. */
+int fnp_cc_patchable_lto_link(const struct fnp_cc_args *a);
 
 /* "fnprof: fnprof-cc: " and the message, one line on stderr. */
 void fnp_cc_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
