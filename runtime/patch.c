@@ -23,8 +23,9 @@
  * Recording, every site is patched. Paused (fnprof_pause, PROF_START=paused, a NONE step),
  * entries are not, and exits are not either, except those of functions with a call open on
  * some thread, which stay patched so that the open call closes when it really returns
- * (docs/controls.md). The pause first unpatches the entries, waits for threads inside an
- * entry trampoline to leave it (their fnp_thread.patch_entering), then reads the open frames.
+ * (docs/controls.md). The pause first unpatches the entries, then reads the open frames and
+ * the functions threads are entering meanwhile (fnp_thread.patch_entering: those calls may
+ * yet be pushed).
  * Resuming patches exits before entries, so that no call is entered whose exit is not seen.
  *
  * Nothing here runs, and no file is read, unless fnprof records (PROF_OUTPUT or
@@ -59,9 +60,9 @@
 #define STUB_TRIES 256
 #define STUB_STEP (64u * 1024)
 #define REACH ((intptr_t)1 << 31)
-/* A pause waits this long at most for a thread to leave an entry trampoline (one stopped
- * by a debugger, say): past it, a call that thread enters may stay open until its caller's
- * exit closes it. */
+/* A pause waits this long at most for a signal handler's entry nested in another entry to
+ * end (a thread stopped by a debugger there, say): past it, the call of the outer entry may
+ * stay open until its caller's exit closes it. */
 #define DRAIN_NS 2000000000ull
 
 /* An executable PT_LOAD of an object: where its sites are, and its protection. */
@@ -248,8 +249,10 @@ static struct object *object_new(const struct dl_phdr_info *info, int is_main)
     o->phdr = info->dlpi_phdr;
     o->id = ++last_id;
     const char *path = is_main ? "/proc/self/exe" : o->name;
-    if (!is_main && path[0] != '/')
-        return o; /* the vdso, or a name the loader could not resolve */
+    /* the vdso has no file; a relative path is the loader's, against the same directory
+     * unless the program moved since (then the file found is not the one mapped: refused) */
+    if (!is_main && !strchr(path, '/'))
+        return o;
     for (size_t i = 0; i < info->dlpi_phnum && o->nseg < MAX_SEGS; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
@@ -520,25 +523,37 @@ static void want_all(int entries, int on)
 
 /* ---- pausing ------------------------------------------------------------------------------ */
 
-/* Waits until no other thread is inside a patched entry. Entries are unpatched and the
- * pause was published before this (with a barrier after both), so a thread not seen inside
- * one reads the pause when it next enters. */
-static void drain(void)
+/*
+ * The functions other threads are entering through a patched entry now: such a call may
+ * still be pushed once the open frames are read, so its function's exits stay patched as if
+ * it were open. Entries are unpatched and the pause published before this (a barrier after
+ * both), so a thread seen outside an entry has pushed what it pushes, and one that enters
+ * next reads the pause. A signal handler's entry inside another entry hides the outer one's
+ * function: that thread is waited for (DRAIN_NS at most). Appends to v (room for one per
+ * thread); returns how many.
+ */
+static size_t entering(uintptr_t *v, size_t room)
 {
+    size_t k = 0;
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (struct fnp_thread *th = fnp_thread_list(); th; th = th->next) {
-        if (th == fnp_tls)
-            continue; /* a signal handler pausing inside this thread's own entry */
-        while (__atomic_load_n(&th->patch_entering, __ATOMIC_ACQUIRE)) {
+    for (struct fnp_thread *th = fnp_thread_list(); th && k < room; th = th->next) {
+        uintptr_t fn;
+        while ((fn = __atomic_load_n(&th->patch_entering, __ATOMIC_ACQUIRE)) &
+               FNP_ENTERING_NESTED) {
+            if (th == fnp_tls)
+                break; /* a signal handler pausing inside its own thread's entries */
             clock_gettime(CLOCK_MONOTONIC, &t);
             if ((uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000u + (uint64_t)t.tv_nsec -
                     (uint64_t)t0.tv_nsec >
                 DRAIN_NS)
-                return;
+                break;
             sched_yield();
         }
+        if (fn)
+            v[k++] = fn & ~FNP_ENTERING_NESTED;
     }
+    return k;
 }
 
 static int cmp_uintptr(const void *a, const void *b)
@@ -547,17 +562,23 @@ static int cmp_uintptr(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The functions with a call open on some thread, sorted (*n of them); *any: some frame is
- * open at all. NULL when out of memory, which the caller takes as every function. */
+/* The functions with a call open on some thread, or being entered, sorted (*n of them);
+ * *any: some frame is open at all. NULL when out of memory, which the caller takes as
+ * every function. */
 static uintptr_t *open_functions(size_t *n, int *any)
 {
-    size_t cap = 0, k = 0;
+    size_t cap = 0, threads = 0, k;
     *any = 0;
-    for (struct fnp_thread *t = fnp_thread_list(); t; t = t->next)
+    for (struct fnp_thread *t = fnp_thread_list(); t; t = t->next) {
         cap += __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
-    uintptr_t *v = malloc((cap + 1) * sizeof(*v));
+        threads++;
+    }
+    uintptr_t *v = malloc((cap + threads + 1) * sizeof(*v));
     if (!v)
         return NULL;
+    k = entering(v, threads);
+    *any = k > 0;
+    cap += k;
     for (struct fnp_thread *t = fnp_thread_list(); t && k < cap; t = t->next) {
         uint32_t d = __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
         const struct fnp_frame *f = __atomic_load_n(&t->frames, __ATOMIC_ACQUIRE);
@@ -580,7 +601,6 @@ static void pause_all(void)
 {
     want_all(1, 0);
     batch();
-    drain();
     size_t n = 0;
     int any = 1;
     uintptr_t *open = open_functions(&n, &any);

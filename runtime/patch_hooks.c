@@ -129,16 +129,19 @@ FNP_INLINE void cold_call(fnp_cold_fn *f, uintptr_t a, uintptr_t b)
 /* A thread's first patched call, or a mode the steady path is not built for (paused, a clock
  * that is a call). Paused, nothing is pushed: the site was patched when the pause began and
  * this call is not recorded (docs/controls.md). A thread that attaches here is listed
- * before its entry counter is raised, and reads fnp_recording after a full fence: a pause
- * that did not see the counter is then seen by this thread (patch.c: drain). */
+ * before it says what it enters, and reads fnp_recording after a full fence: a pause that
+ * did not see it is then seen by this thread (patch.c: entering). */
 static FNP_COLD void enter_cold(uintptr_t fn, uintptr_t sp)
 {
     struct fnp_thread *t = fnp_tls;
     int attached = !t;
+    uintptr_t prev = 0;
     if (!t && !(t = fnp_thread_attach()))
         return;
     if (attached) {
-        t->patch_entering++;
+        prev = t->patch_entering;
+        __atomic_store_n(&t->patch_entering, fn | (prev ? FNP_ENTERING_NESTED : 0),
+                         __ATOMIC_RELAXED);
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
     }
     uint64_t rec = __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED);
@@ -150,7 +153,7 @@ static FNP_COLD void enter_cold(uintptr_t fn, uintptr_t sp)
     }
     if (attached) {
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
-        __atomic_store_n(&t->patch_entering, t->patch_entering - 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&t->patch_entering, prev, __ATOMIC_RELEASE);
     }
 }
 
@@ -178,7 +181,10 @@ FNP_INLINE void enter(uintptr_t fn, uintptr_t sp, int mode)
         cold_call(enter_cold, fn, sp);
         return;
     }
-    t->patch_entering++;
+    /* what a pause must keep patched before it reads the open frames (patch.c); set
+     * before fnp_recording is read, against the pause's barrier */
+    uintptr_t prev = t->patch_entering;
+    __atomic_store_n(&t->patch_entering, fn | (prev ? FNP_ENTERING_NESTED : 0), __ATOMIC_RELAXED);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     uint64_t rec = __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED);
     if (FNP_UNLIKELY(!rec))
@@ -200,7 +206,7 @@ cold:
     cold_call(enter_cold, fn, sp);
 out:
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    __atomic_store_n(&t->patch_entering, t->patch_entering - 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->patch_entering, prev, __ATOMIC_RELEASE);
 }
 
 FNP_INLINE void leave(uintptr_t sp, int mode)

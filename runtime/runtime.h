@@ -154,10 +154,11 @@ struct fnp_thread {
     uint64_t trace_dropped;               /* calls not traced: the event limit was reached */
     char name[16];                        /* the thread's name when it ended (trace.c) */
     struct fnp_mem_thread *mem;           /* owner: PROF_MEMORY's contexts (memory.c) */
-    /* shared: nonzero while the thread is inside a patched entry (patch_hooks.c), which a
-     * pause waits out before it reads the open frames (patch.c); a counter, as a signal
-     * handler may enter a patched function in the middle of one */
-    uint32_t patch_entering;
+    /* shared: the function a patched entry of this thread is entering, 0 outside one
+     * (patch_hooks.c); a pause keeps its exits patched, as if its call were open already
+     * (patch.c). FNP_ENTERING_NESTED: a signal handler's entry inside another one, whose
+     * function is not known: a pause waits for it to end. */
+    uintptr_t patch_entering;
 };
 
 /* Home slot of (parent, fn) in a table whose shift is shift. Multiplicative (Fibonacci)
@@ -643,6 +644,9 @@ enum fnp_site_form {
     FNP_SITE_SLED_EXIT,  /* XRay: ret and 10 bytes: nop6, jmp (the stub returns) */
     FNP_SITE_SLED_TAIL,  /* XRay: jmp +9 and 9 bytes before a tail jmp: nop6, call */
 };
+
+/* fnp_thread.patch_entering of an entry inside another (no code address has it) */
+#define FNP_ENTERING_NESTED (UINT64_C(1) << 63)
 
 /* Which trampoline a patched site reaches (patch_hooks.c); entries by the distance from the
  * call's return address back to the function. */
