@@ -108,7 +108,29 @@ __attribute__((visibility("hidden"))) void *fnp_patch_dl_pad;
 __attribute__((visibility("hidden"))) void *fnp_real_dlopen;
 uint64_t fnp_patch_xsave_size, fnp_patch_xsave_mask;
 
-FNP_FORK_SAFE_LOCK(fnp_patch_atfork, lock)
+FNP_FORK_SAFE_LOCK(lock_atfork, lock)
+
+/*
+ * dlopen and dlclose calls under way through the wrappers. A child forked while one was
+ * (in another thread) may find the loader's lock held for ever (glibc takes none across
+ * fork), and dl_iterate_phdr would wait for it: such a child keeps the objects its parent
+ * had (those our list holds, patched as it says) and does not ask the loader until it loads
+ * or unloads something itself (forked). Atomic.
+ */
+static int loader_calls;
+static int forked;
+
+static void after_fork_child(void)
+{
+    forked = __atomic_load_n(&loader_calls, __ATOMIC_RELAXED) != 0;
+    loader_calls = 0;
+}
+
+void fnp_patch_atfork(void)
+{
+    lock_atfork();
+    pthread_atfork(NULL, NULL, after_fork_child);
+}
 
 int fnp_patch_refused(void)
 {
@@ -336,6 +358,8 @@ static int counts(struct dl_phdr_info *info, size_t size, void *arg)
  * forgotten (their memory is not ours to write any more). Under the lock. */
 static void scan(void)
 {
+    if (forked)
+        return;
     unsigned long long c[2] = {0, 0};
     dl_iterate_phdr(counts, c);
     if (scanned && c[0] == adds_seen && c[1] == subs_seen)
@@ -694,44 +718,60 @@ __attribute__((visibility("hidden"))) void *fnp_patch_dlopen_pad(const char *fil
     Dl_info info;
     struct link_map *l = NULL, *main_map = NULL;
     Lmid_t ns = LM_ID_BASE;
-    if (!dladdr1(caller, &info, (void **)&l, RTLD_DL_LINKMAP) || !l)
-        return pad; /* in no object: the program's already */
-    if (dlinfo(l, RTLD_DI_LMID, &ns) || ns != LM_ID_BASE)
+    int same = 1; /* in no object: the program's already */
+    if (dladdr1(caller, &info, (void **)&l, RTLD_DL_LINKMAP) && l) {
+        main_map = l;
+        while (main_map->l_prev)
+            main_map = main_map->l_prev;
+        if (dlinfo(l, RTLD_DI_LMID, &ns) || ns != LM_ID_BASE)
+            same = 0;
+        else if (file && !strchr(file, '/') && l != main_map)
+            same = !has_dynamic(l, DT_RPATH) && !has_dynamic(l, DT_RUNPATH) &&
+                   !has_dynamic(main_map, DT_RUNPATH);
+    }
+    if (!same || !pad)
         return NULL;
-    if (!file || strchr(file, '/'))
-        return pad;
-    main_map = l;
-    while (main_map->l_prev)
-        main_map = main_map->l_prev;
-    if (l == main_map)
-        return pad;
-    return has_dynamic(l, DT_RPATH) || has_dynamic(l, DT_RUNPATH) ||
-                   has_dynamic(main_map, DT_RUNPATH)
-               ? NULL
-               : pad;
+    __atomic_add_fetch(&loader_calls, 1, __ATOMIC_RELAXED); /* until fnp_patch_loaded */
+    return pad;
 }
 
 /* After a dlopen through the pad: the new objects are patched if recording. */
 __attribute__((visibility("hidden"))) void fnp_patch_loaded(void)
 {
     int saved = errno; /* dlerror's state is glibc's; errno is the program's */
-    fnp_patch_sync();
+    __atomic_sub_fetch(&loader_calls, 1, __ATOMIC_RELAXED);
+    fnp_mem_hold();
+    pthread_mutex_lock(&lock);
+    forked = 0; /* the loader answered this process: asking it is safe */
+    sync_locked();
+    pthread_mutex_unlock(&lock);
+    fnp_mem_release();
     errno = saved;
 }
 
+/* The token: the object's id, UINT64_MAX for an object not listed, 0 when not armed. */
 uint64_t fnp_patch_close_begin(void *handle)
 {
     struct link_map *l = NULL;
-    uint64_t id = 0;
-    if (!armed || dlinfo(handle, RTLD_DI_LINKMAP, &l) || !l)
+    uint64_t id = UINT64_MAX;
+    if (!armed)
         return 0;
+    __atomic_add_fetch(&loader_calls, 1, __ATOMIC_RELAXED);
+    if (dlinfo(handle, RTLD_DI_LINKMAP, &l) || !l)
+        return id;
+    fnp_mem_hold();
     pthread_mutex_lock(&lock);
+    /* listed first if it is not yet (loaded while paused): a pause or resume meanwhile must
+     * know to leave it alone, as it may be unmapped any time now */
+    forked = 0;
+    scan();
     for (struct object *o = objects; o; o = o->next)
         if (o->bias == l->l_addr && strcmp(o->name, l->l_name) == 0) {
             o->closing++;
             id = o->id;
         }
     pthread_mutex_unlock(&lock);
+    fnp_mem_release();
     return id;
 }
 
@@ -741,9 +781,11 @@ void fnp_patch_close_end(uint64_t id)
 {
     if (!id)
         return;
+    __atomic_sub_fetch(&loader_calls, 1, __ATOMIC_RELAXED);
     fnp_mem_hold();
     pthread_mutex_lock(&lock);
     scanned = 0; /* a rescan, whatever the counts say */
+    forked = 0;
     scan();
     for (struct object *o = objects; o; o = o->next)
         if (o->id == id)

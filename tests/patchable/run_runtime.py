@@ -12,19 +12,27 @@ CASE (ctest: patchable.runtime.<case>.<cc>):
                  every function and edge, the same functions on both sides (an inlined one on
                  neither); again with PROF_TIMER=none, with PROF_TRACE (one event per call),
                  and with PROF_FILTER leaving one function out (calls: f2 goes, nothing else
-                 moves). valgrind's callgrind was tried first: it counts a landing pad that an
+                 moves). calls_cet: the same built with -fcf-protection=full, every
+                 function starting with endbr64 before its entry site. valgrind's callgrind was tried first: it counts a landing pad that an
                  exception reaches as a new call, and loses recursion levels at a longjmp.
   signals        handlers running patched recursion on the thread's stack and on a
-                 sigaltstack, from deep in patched recursion: exact counts (the program's)
+                 sigaltstack, from deep in patched recursion; and, paused, a handler on an
+                 altstack above the thread's stack whose patched exits have no frame:
+                 exact counts and edges (the program's)
   storm          8 threads calling hot() and leaf() through 2,000 pauses and resumes: no
                  crash, and per function, calls made wholly while recording <= the profile's
                  <= calls not made wholly while paused (each thread counts its own, by the
                  generation the main thread moves around each toggle)
   toggle         exceptions and longjmp across pauses and resumes: docs/controls.md's counts
   fork           40 forks while a thread pauses and resumes: every child exits cleanly and
-                 its profile has exactly its fib calls
+                 its profile has exactly its fib calls (not with a thread loading libraries
+                 too: a child forked during another thread's dlopen may find the loader's lock
+                 held for ever, and the dump's dl_iterate_phdr waits for it)
   dlopen         a patchable library loaded after start, unloaded, 200 toggles after the
                  unload, loaded again while paused: exact counts, no crash
+  dlstorm        a thread loads, calls and unloads that library 2,000 times while the main
+                 thread pauses and resumes without a break: no crash (no write into a library
+                 being unloaded), no more calls than made
   refused        mprotect refused (PROF_TEST_PATCH_REFUSE=1, and a seccomp filter): one
                  fnprof line, output and exit status as without fnprof
   off            PROF_OUTPUT unset: no code page copied (written), the program's file never
@@ -160,6 +168,8 @@ PROGRAMS = {
     # name: (program, arguments, functions of the source left after inlining)
     "calls": ("rt_calls", ["4"], ["main", "work", "fib", "even", "odd", "many",
                                   "f0", "f1", "f2", "f3"]),
+    "calls_cet": ("rt_calls_cet", ["4"], ["main", "work", "fib", "even", "odd", "many",
+                                          "f0", "f1", "f2", "f3"]),
     "except": ("rt_except", ["60"], ["main", "catcher", "rethrow", "deep", "thrower",
                                       "after"]),
     "longjmp": ("rt_longjmp", ["60"], ["main", "catcher", "deep", "jumper", "after"]),
@@ -195,12 +205,12 @@ def case_independent(args, case):
                     per[e["name"].split("(")[0]] = per.get(e["name"].split("(")[0], 0) + 1
             check(per == {k: v[0] for k, v in want_f.items()},
                   "trace: events per function %s, calls %s" % (per, want_f))
-    if case == "calls":
+    if case != "except" and case != "longjmp":
         # PROF_FILTER leaves f2 out: its sites are not patched, the rest is unchanged
         flt = os.path.join(args.work, "filter.txt")
         with open(flt, "w") as f:
             f.write("SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE f2\nSCOREP_REGION_NAMES_END\n")
-        out = os.path.join(args.work, "calls.filter.prof")
+        out = os.path.join(args.work, "%s.filter.prof" % case)
         rc, o, err = run([exe] + pargs, {"PROF_OUTPUT": out, "PROF_FILTER": flt})
         check(rc == 0 and o == plain_out, "filter: status %d" % rc)
         only_wrote(err)
@@ -222,17 +232,23 @@ def case_signals(args):
     rc, o, err = run([exe, str(rounds)], {"PROF_OUTPUT": out})
     check(rc == 0, "status %d" % rc)
     only_wrote(err)
+    if "altstack above" not in o:
+        print("the altstack is not above the thread's stack here: that part proves less")
     funcs, edges = counts_of(out)
     want = {"main": (1, 1), "down": (depth * rounds, rounds), "handler": (rounds, rounds),
-            "inner": ((kdepth + 1) * rounds, rounds)}
-    same_counts("functions", {k: funcs.get(k) for k in want}, want)
+            "inner": ((kdepth + 1) * rounds, rounds), "low_thread": (1, 1),
+            "low": (depth * rounds, rounds), "after": (rounds, rounds)}
+    same_counts("functions", funcs, want)
     want_e = {("main", "down"): (rounds, rounds),
               ("down", "down"): ((depth - 1) * rounds, rounds),
               ("down", "handler"): (rounds, rounds),
               ("handler", "inner"): (rounds, rounds),
-              ("inner", "inner"): (kdepth * rounds, rounds)}
-    same_counts("edges", {k: edges.get(k) for k in want_e}, want_e)
-    check(set(funcs) == set(want), "functions %s" % sorted(funcs))
+              ("inner", "inner"): (kdepth * rounds, rounds),
+              (ROOT, "low_thread"): (1, 1),
+              ("low_thread", "low"): (rounds, rounds),
+              ("low", "low"): ((depth - 1) * rounds, rounds),
+              ("low", "after"): (rounds, rounds)}
+    same_counts("edges", {k: v for k, v in edges.items() if k != (ROOT, "main")}, want_e)
 
 
 def case_storm(args):
@@ -252,7 +268,9 @@ def case_storm(args):
               "%s: %d calls in the profile; %d made while recording, %d not while paused"
               % (name, n, on, calls - off))
     check(funcs.get("spin") == (2000, 2000), "spin: %s" % (funcs.get("spin"),))
-    check(set(funcs) == {"hot", "leaf", "spin"}, "functions %s" % sorted(funcs))
+    # a worker's own call is recorded when its thread started after the first resume
+    check(set(funcs) - {"worker"} == {"hot", "leaf", "spin"} and
+          funcs.get("worker", (0, 0))[0] <= 8, "functions %s" % funcs)
     print("storm: %d calls, %d recorded for sure, %d paused for sure, profile hot %d"
           % (calls, on, off, funcs["hot"][0]))
 
@@ -306,6 +324,21 @@ def case_dlopen(args):
                                                     ("plugin_entry", "plugin_inner"))},
                 {("call_plugin", "plugin_entry"): (n, n), ("plugin_entry", "plugin_inner"):
                  (2 * n, 2 * n)})
+
+
+def case_dlstorm(args):
+    exe = prog(args, "rt_dlopen")
+    lib = os.path.join(args.progs, "rt_plugin.%s.so" % args.cc)
+    out = os.path.join(args.work, "dlstorm.prof")
+    rc, o, err = run([exe, lib, "storm"], {"PROF_OUTPUT": out})
+    check(rc == 0, "status %d, stderr %s" % (rc, err))
+    only_wrote(err)
+    m = re.match(r"calls=(\d+)", o)
+    check(m and int(m.group(1)) == 2000, "output %r" % o)
+    funcs, _ = counts_of(out)
+    n = funcs.get("plugin_entry", (0, 0))[0]
+    check(n <= 2000 and funcs.get("plugin_inner", (0, 0))[0] <= 2 * n + 2,
+          "plugin_entry %d, plugin_inner %s calls" % (n, funcs.get("plugin_inner")))
 
 
 def case_refused(args):
@@ -365,6 +398,7 @@ def case_off(args):
 
 CASES = {
     "calls": lambda a: case_independent(a, "calls"),
+    "calls_cet": lambda a: case_independent(a, "calls_cet"),
     "except": lambda a: case_independent(a, "except"),
     "longjmp": lambda a: case_independent(a, "longjmp"),
     "signals": case_signals,
@@ -372,6 +406,7 @@ CASES = {
     "toggle": case_toggle,
     "fork": case_fork,
     "dlopen": case_dlopen,
+    "dlstorm": case_dlstorm,
     "refused": case_refused,
     "off": case_off,
 }

@@ -40,6 +40,9 @@ foreach(cc ${fnp_rt_compilers})
     foreach(p rt_calls rt_signals rt_storm rt_fork rt_dlopen rt_dirty rt_longjmp)
         fnp_rt_build(${fnp_rt_bin}/${p}.${cc} fnprof_wrapper_cc ${cc} ${fnp_rt_src}/${p}.c -pthread)
     endforeach()
+    # every function starting with endbr64 (the site after it: fn = site - 4)
+    fnp_rt_build(${fnp_rt_bin}/rt_calls_cet.${cc} fnprof_wrapper_cc ${cc} ${fnp_rt_src}/rt_calls.c
+                 -pthread -fcf-protection=full)
     foreach(p rt_except rt_toggle)
         fnp_rt_build(${fnp_rt_bin}/${p}.${cc} fnprof_wrapper_cxx ${cxx} ${fnp_rt_src}/${p}.cc)
     endforeach()
@@ -53,7 +56,7 @@ set_target_properties(fnp_rt_seccomp PROPERTIES OUTPUT_NAME rt_seccomp
 add_custom_target(fnp_rt_programs ALL DEPENDS ${fnp_rt_outputs})
 
 foreach(cc ${fnp_rt_compilers})
-    foreach(case calls except longjmp signals storm toggle fork dlopen refused off)
+    foreach(case calls calls_cet except longjmp signals storm toggle fork dlopen dlstorm refused off)
         set(name patchable.runtime.${case}.${cc})
         add_test(NAME ${name}
                  COMMAND Python3::Interpreter -B ${CMAKE_CURRENT_LIST_DIR}/run_runtime.py
