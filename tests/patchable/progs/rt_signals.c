@@ -8,9 +8,9 @@
  * inner (KDEPTH + 1) * ROUNDS calls, ROUNDS primitive.
  *
  * Paused: a thread whose stack is the program's own memory (.bss: low addresses) and whose
- * altstack is mapped (above it) runs low(DEPTH), which at the bottom pauses recording and raises SIGUSR2. Its
- * handler, on the altstack, calls low() again: entered while paused, not recorded, but its
- * exits stay patched (low has open calls), so they come with altstack stack pointers and no
+ * altstack is mapped (above it) runs low(DEPTH), which at the bottom pauses recording and raises
+ * SIGUSR2. Its handler, on the altstack, calls low() again: entered while paused, not recorded, but
+ * its exits stay patched (low has open calls), so they come with altstack stack pointers and no
  * frame of theirs. They must be ignored: popping frames "below" them would close low's
  * frames on the thread's stack. Then recording resumes and the bottom low() calls after():
  * expected ROUNDS calls, every one from low. Prints "altstack above" when the layout is
