@@ -39,7 +39,23 @@
      : (mode) == MODE_TRACE ? ((rec)&FNP_ON_MODES) == FNP_ON_TRACE                                 \
                             : !((rec)&FNP_ON_MODES))
 
+/* EXPECT, and recording (not off: 0 after the exit dump), in one test. */
+#define EXPECT_ON(rec, mode)                                                                       \
+    ((mode) == MODE_COUNT                                                                          \
+         ? ((rec) & (FNP_ON | FNP_ON_COUNT | FNP_ON_PAUSED)) == (FNP_ON | FNP_ON_COUNT)            \
+     : (mode) == MODE_TRACE ? ((rec) & (FNP_ON | FNP_ON_MODES)) == (FNP_ON | FNP_ON_TRACE)         \
+                            : ((rec) & (FNP_ON | FNP_ON_MODES)) == FNP_ON)
+
 typedef void fnp_cold_fn(uintptr_t, uintptr_t);
+
+/* fnp_thread.patch_entering set (fn) before anything of the entry, or cleared (0) after
+ * (compiler-ordered; x86 keeps stores in order); patch.c reads it from other threads. */
+FNP_INLINE void entering(struct fnp_thread *t, uintptr_t fn)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&t->patch_entering, fn, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
 
 /*
  * fnp_patch_cold: the trampolines' way into ordinary C. It saves all the general registers a
@@ -135,13 +151,10 @@ static FNP_COLD void enter_cold(uintptr_t fn, uintptr_t sp)
 {
     struct fnp_thread *t = fnp_tls;
     int attached = !t;
-    uintptr_t prev = 0;
     if (!t && !(t = fnp_thread_attach()))
         return;
     if (attached) {
-        prev = t->patch_entering;
-        __atomic_store_n(&t->patch_entering, fn | (prev ? FNP_ENTERING_NESTED : 0),
-                         __ATOMIC_RELAXED);
+        __atomic_store_n(&t->patch_entering, fn, __ATOMIC_RELAXED);
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
     }
     uint64_t rec = __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED);
@@ -151,10 +164,8 @@ static FNP_COLD void enter_cold(uintptr_t fn, uintptr_t sp)
         fnp_cct_enter(t, fnp_key(fn, rec), fnp_clock_now(), sp);
         t->skipped = skipped;
     }
-    if (attached) {
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
-        __atomic_store_n(&t->patch_entering, prev, __ATOMIC_RELEASE);
-    }
+    if (attached)
+        entering(t, 0);
 }
 
 /* An exit whose frame is not the innermost one, or in a mode the steady path is not built
@@ -174,52 +185,110 @@ static FNP_COLD void exit_cold(uintptr_t sp, uintptr_t unused)
 
 /* ---- the steady paths --------------------------------------------------------------------- */
 
+#define FNP_TRAMPOLINE_COLD                                                                        \
+    __attribute__((no_caller_saved_registers, no_instrument_function, noinline, cold))
+
+/* Another child than the one entered last, or anything else but the steady case: the probe
+ * of the caller's children (as hooks.c's other_child), else the cold path. Out of line, and
+ * saving what it uses itself, so that the steady path saves only its own registers. */
+FNP_INLINE void enter_other(struct fnp_thread *t, uintptr_t fn, uintptr_t sp, int mode)
+{
+    uint64_t rec = __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED);
+    uintptr_t key = fnp_key(fn, rec);
+    uint32_t d = t->depth;
+    struct fnp_node *parent = t->frames[(ptrdiff_t)d - 1].node, *n;
+    if (rec && EXPECT(rec, mode) && d < t->cap && (n = fnp_cct_probe(t, parent, key)) != NULL) {
+        parent->hot = n;
+        fnp_cct_push_as(t, d, n, mode != MODE_COUNT ? fnp_clock_tsc() : 0, sp, mode != MODE_COUNT);
+        return;
+    }
+    if (rec)
+        cold_call(enter_cold, fn, sp);
+}
+
+FNP_TRAMPOLINE_COLD static void enter_other_timed(struct fnp_thread *t, uintptr_t fn, uintptr_t sp)
+{
+    enter_other(t, fn, sp, MODE_TIMED);
+}
+
+FNP_TRAMPOLINE_COLD static void enter_other_count(struct fnp_thread *t, uintptr_t fn, uintptr_t sp)
+{
+    enter_other(t, fn, sp, MODE_COUNT);
+}
+
+FNP_TRAMPOLINE_COLD static void enter_first(uintptr_t fn, uintptr_t sp)
+{
+    cold_call(enter_cold, fn, sp);
+}
+
+/* An entry inside another (a signal handler's, come in the middle of one): the outer one's
+ * function is kept for after, and marked hidden meanwhile (patch.c waits for it). */
+FNP_INLINE void enter_nested(struct fnp_thread *t, uintptr_t fn, uintptr_t sp, int mode)
+{
+    uintptr_t outer = __atomic_load_n(&t->patch_entering, __ATOMIC_RELAXED);
+    entering(t, fn | FNP_ENTERING_NESTED);
+    enter_other(t, fn, sp, mode);
+    entering(t, outer);
+}
+
+FNP_TRAMPOLINE_COLD static void enter_nested_timed(struct fnp_thread *t, uintptr_t fn,
+                                                   uintptr_t sp)
+{
+    enter_nested(t, fn, sp, MODE_TIMED);
+}
+
+FNP_TRAMPOLINE_COLD static void enter_nested_count(struct fnp_thread *t, uintptr_t fn,
+                                                   uintptr_t sp)
+{
+    enter_nested(t, fn, sp, MODE_COUNT);
+}
+
 FNP_INLINE void enter(uintptr_t fn, uintptr_t sp, int mode)
 {
     struct fnp_thread *t = fnp_tls;
     if (FNP_UNLIKELY(!t)) {
-        cold_call(enter_cold, fn, sp);
+        enter_first(fn, sp);
+        return;
+    }
+    if (FNP_UNLIKELY(__atomic_load_n(&t->patch_entering, __ATOMIC_RELAXED))) {
+        if (mode == MODE_COUNT)
+            enter_nested_count(t, fn, sp);
+        else
+            enter_nested_timed(t, fn, sp);
         return;
     }
     /* what a pause must keep patched before it reads the open frames (patch.c); set
      * before fnp_recording is read, against the pause's barrier */
-    uintptr_t prev = t->patch_entering;
-    __atomic_store_n(&t->patch_entering, fn | (prev ? FNP_ENTERING_NESTED : 0), __ATOMIC_RELAXED);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    entering(t, fn);
     uint64_t rec = __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED);
-    if (FNP_UNLIKELY(!rec))
-        goto out;
-    uintptr_t key = fnp_key(fn, rec);
     uint32_t d = t->depth;
-    struct fnp_node *parent = t->frames[(ptrdiff_t)d - 1].node; /* [-1]: the root */
-    struct fnp_node *n = parent->hot;
-    if (FNP_UNLIKELY(!EXPECT(rec, mode) || d >= t->cap))
-        goto cold;
-    if (FNP_UNLIKELY(n->fn != key)) {
-        if (!(n = fnp_cct_probe(t, parent, key)))
-            goto cold;
-        parent->hot = n;
-    }
-    fnp_cct_push_as(t, d, n, mode != MODE_COUNT ? fnp_clock_tsc() : 0, sp, mode != MODE_COUNT);
-    goto out;
-cold:
-    cold_call(enter_cold, fn, sp);
-out:
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    __atomic_store_n(&t->patch_entering, prev, __ATOMIC_RELEASE);
+    struct fnp_node *n = t->frames[(ptrdiff_t)d - 1].node->hot; /* [-1]: the root */
+    if (FNP_LIKELY(n->fn == fnp_key(fn, rec) && EXPECT_ON(rec, mode) && d < t->cap))
+        fnp_cct_push_as(t, d, n, mode != MODE_COUNT ? fnp_clock_tsc() : 0, sp, mode != MODE_COUNT);
+    else if (mode == MODE_COUNT)
+        enter_other_count(t, fn, sp);
+    else
+        enter_other_timed(t, fn, sp);
+    entering(t, 0);
+}
+
+/* An exit whose frame is not the innermost one, or anything else but the steady case. */
+FNP_TRAMPOLINE_COLD static void leave_other(uintptr_t sp)
+{
+    cold_call(exit_cold, sp, 0);
 }
 
 FNP_INLINE void leave(uintptr_t sp, int mode)
 {
     uint64_t rec = __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED);
     struct fnp_thread *t = fnp_tls;
-    if (FNP_UNLIKELY(!rec || !t))
+    if (FNP_UNLIKELY(!t))
         return;
     uint32_t d = t->depth;
     struct fnp_frame *f = &t->frames[(ptrdiff_t)d - 1]; /* [-1]: sp 0, never a site's */
-    if (FNP_UNLIKELY(f->sp != sp || !EXPECT(rec, mode) ||
+    if (FNP_UNLIKELY(f->sp != sp || !EXPECT_ON(rec, mode) ||
                      (mode == MODE_TRACE && t->trace_cur == t->trace_end))) {
-        cold_call(exit_cold, sp, 0);
+        leave_other(sp);
         return;
     }
     if (mode != MODE_COUNT) {

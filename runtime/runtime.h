@@ -156,8 +156,8 @@ struct fnp_thread {
     struct fnp_mem_thread *mem;           /* owner: PROF_MEMORY's contexts (memory.c) */
     /* shared: the function a patched entry of this thread is entering, 0 outside one
      * (patch_hooks.c); a pause keeps its exits patched, as if its call were open already
-     * (patch.c). FNP_ENTERING_NESTED: a signal handler's entry inside another one, whose
-     * function is not known: a pause waits for it to end. */
+     * (patch.c: entering). FNP_ENTERING_NESTED: a signal handler's entry inside another,
+     * which hides the outer one's function: a pause waits for it to end. */
     uintptr_t patch_entering;
 };
 
