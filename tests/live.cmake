@@ -9,7 +9,7 @@ function(fnp_live_case name case cc opt)
                      --cc ${cc} --opt=${opt} --lib-dir $<TARGET_FILE_DIR:fnprof_shared>
                      --bin-dir ${PROJECT_BINARY_DIR}/${CMAKE_INSTALL_BINDIR}
                      --source-root ${PROJECT_SOURCE_DIR}
-                     --workdir ${CMAKE_CURRENT_BINARY_DIR}/live/${name})
+                     --workdir ${CMAKE_CURRENT_BINARY_DIR}/live/${name} ${ARGN})
     set_tests_properties(live.${name} PROPERTIES LABELS "e2e;live" TIMEOUT 300
                          SKIP_RETURN_CODE 77)
 endfunction()
@@ -24,5 +24,18 @@ endforeach()
 foreach(case toggle_names toggle_refused record record_running record_refused
         record_interrupted)
     fnp_live_case(${case} ${case} gcc -O2)
+endforeach()
+
+# Under ThreadSanitizer and AddressSanitizer, the program and the runtime's sources (compiled once by the robust
+# suite's fixture, tests/robust.cmake): the signal thread toggling, marking and writing
+# windows while the program's threads run. Not toggle: TSan refuses to start a thread in
+# a child forked by a process with threads (the signal thread), which the child must.
+foreach(san tsan asan)
+    foreach(case toggle_threads record)
+        fnp_live_case(${case}.gcc-O1.${san} ${case} gcc -O1 --mode ${san}
+                      --runtime-objs ${fnp_robust_work}/runtime.${san})
+        set_tests_properties(live.${case}.gcc-O1.${san} PROPERTIES LABELS "e2e;live;sanitize"
+                             FIXTURES_REQUIRED fnp_robust_${san})
+    endforeach()
 endforeach()
 # SPDX-License-Identifier: MIT

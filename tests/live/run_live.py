@@ -26,7 +26,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "e2e"))
 sys.dont_write_bytecode = True
 
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "robust"))
+
 import compare  # noqa: E402  (e2e: load_pstats, check_invariants)
+import run_robust  # noqa: E402  (robust: the sanitizer builds of the runtime, their probe)
 from run_case import clean_env  # noqa: E402  (e2e: an environment without PROF_ and friends)
 
 PROGS = os.path.join(HERE, "progs")
@@ -67,6 +70,19 @@ class Ctx:
         self.fnprof = os.path.join(os.path.abspath(args.bin_dir), "fnprof")
         shutil.rmtree(self.workdir, ignore_errors=True)
         os.makedirs(self.workdir)
+        # --mode tsan, asan: the program and the runtime's sources (compiled by the robust
+        # suite's fixture into --runtime-objs) under the sanitizer; any report fails the run.
+        self.prefix, self.objs, self.san_env = [], [], {}
+        if args.mode != "link":
+            try:
+                self.prefix = run_robust.sanitizer_prefix(args.cc, args.mode, self.workdir)
+            except run_robust.Skip as e:
+                raise Skip(str(e))
+            self.objs = sorted(glob.glob(os.path.join(os.path.abspath(args.runtime_objs), "*.o")))
+            if not self.objs:
+                raise RuntimeError("no runtime objects in %s: run the fixture e2e.robust."
+                                   "runtime.%s first" % (args.runtime_objs, args.mode))
+            self.san_env = run_robust.SAN_OPTIONS[args.mode]
 
     def path(self, *parts):
         return os.path.join(self.workdir, *parts)
@@ -75,8 +91,13 @@ class Ctx:
         out = self.path(prog)
         cmd = [self.args.cc, "-g", self.args.opt, "-finstrument-functions",
                "-I", os.path.join(self.args.source_root, "include"), "-I", PROGS,
-               os.path.join(PROGS, prog + ".c"), "-o", out, "-pthread",
-               "-L", self.lib_dir, "-Wl,-rpath," + self.lib_dir, "-lfnprof"]
+               os.path.join(PROGS, prog + ".c"), "-o", out, "-pthread"]
+        if self.objs:
+            cmd += ["-fsanitize=" + run_robust.SAN_FLAG[self.args.mode],
+                    "-fno-omit-frame-pointer"] + self.objs
+            cmd += ["-ldwarf", "-lelf", "-lz", "-lstdc++", "-ldl"]
+        else:
+            cmd += ["-L", self.lib_dir, "-Wl,-rpath," + self.lib_dir, "-lfnprof"]
         show(cmd)
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if p.returncode != 0:
@@ -86,8 +107,14 @@ class Ctx:
 
     def env(self, extra):
         env = clean_env()
+        env.update(self.san_env)
         env.update(extra or {})
         return env
+
+    def program(self, cmd):
+        """cmd, a test program's, as it must start here (setarch -R for TSan on some
+        kernels)."""
+        return self.prefix + cmd
 
     def run(self, cmd, env_extra=None, timeout=TIMEOUT, **kw):
         show(cmd, env_extra)
@@ -137,14 +164,14 @@ def expect_calls(stats, want, what, others_absent=True, prefixes=()):
 
 def phases(ctx, env_extra, arg, want_parent, want_child, lines=()):
     exe = ctx.build("toggle_phases")
-    plain = ctx.run([exe, "0"])  # unprofiled: the output the program has without fnprof
+    plain = ctx.run(ctx.program([exe, "0"]))  # unprofiled: the output the program has without fnprof
     expect(plain.returncode == 0 and not plain.stderr, "the program without PROF_OUTPUT: "
            "status %d, stderr %r" % (plain.returncode, plain.stderr))
     out = ctx.path("out.prof")
     for f in glob.glob(out + "*"):
         os.unlink(f)
     env = dict(env_extra, PROF_OUTPUT=out, PROF_START="paused")
-    p = ctx.run([exe, arg], env)
+    p = ctx.run(ctx.program([exe, arg]), env)
     expect(p.returncode == 0, "status %d: %s%s" % (p.returncode, p.stdout, p.stderr))
     expect(p.stdout == plain.stdout, "stdout %r, without fnprof %r" % (p.stdout, plain.stdout))
     got = [ln for ln in fnprof_lines(p.stderr) if not ln.startswith("fnprof: wrote")]
@@ -203,7 +230,7 @@ def case_toggle_threads(ctx):
     between the toggles: the rounds' calls exact, the busy calls at most those made."""
     exe = ctx.build("toggle_threads")
     out, side = ctx.path("out.prof"), ctx.path("side.txt")
-    p = ctx.run([exe, str(int(signal.SIGUSR1)), side], dict(ARMED, PROF_OUTPUT=out))
+    p = ctx.run(ctx.program([exe, str(int(signal.SIGUSR1)), side]), dict(ARMED, PROF_OUTPUT=out))
     expect(p.returncode == 0, "status %d: %s%s" % (p.returncode, p.stdout, p.stderr))
     words = open(side).read().split()
     recorded, busy = int(words[1]), int(words[3])
@@ -234,7 +261,7 @@ def start_server(ctx, env_extra):
     for f in (log, stop):
         if os.path.exists(f):
             os.unlink(f)
-    srv = ctx.start([exe, log, stop], env_extra, stderr_path=ctx.path("server.err"))
+    srv = ctx.start(ctx.program([exe, log, stop]), env_extra, stderr_path=ctx.path("server.err"))
     for _ in range(1000):
         if os.path.exists(log) and open(log).read().startswith("ready"):
             return srv, log, stop
@@ -250,7 +277,9 @@ def stop_server(srv, stop):
     except subprocess.TimeoutExpired:
         srv.kill()
         raise Failure("the server did not stop")
-    expect(srv.returncode == 0, "the server: status %d: %s" % (srv.returncode, out))
+    err = os.path.join(os.path.dirname(stop), "server.err")
+    expect(srv.returncode == 0, "the server: status %d: %s%s"
+           % (srv.returncode, out, open(err).read()[-3000:] if os.path.exists(err) else ""))
     expect(out == "served 1\n", "the server printed %r" % out)
 
 
@@ -427,6 +456,8 @@ def main():
     ap.add_argument("--bin-dir", required=True)
     ap.add_argument("--source-root", required=True)
     ap.add_argument("--workdir", required=True)
+    ap.add_argument("--mode", default="link", choices=("link", "tsan", "asan"))
+    ap.add_argument("--runtime-objs", default="")
     args = ap.parse_args()
     try:
         if not shutil.which(args.cc):

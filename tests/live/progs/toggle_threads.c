@@ -22,7 +22,7 @@ static int round_go;            /* rounds released by main */
 static int round_done[COUNTED]; /* rounds finished, by each counted thread */
 static int stop;
 static unsigned long busy_calls[BUSY];
-static volatile unsigned long sink;
+static unsigned long sink;
 
 __attribute__((noinline)) int busy_leaf(int x)
 {
@@ -43,7 +43,7 @@ void *busy(void *arg)
         n++;
     }
     busy_calls[k] = n;
-    sink += s;
+    __atomic_add_fetch(&sink, s, __ATOMIC_RELAXED);
     return NULL;
 }
 
@@ -58,7 +58,7 @@ void *counted(void *arg)
             s += (unsigned long)counted_leaf(i);
         __atomic_store_n(&round_done[k], r + 1, __ATOMIC_RELEASE);
     }
-    sink += s;
+    __atomic_add_fetch(&sink, s, __ATOMIC_RELAXED);
     return NULL;
 }
 
