@@ -21,7 +21,7 @@ foreach(config gcc:-O0 gcc:-O2 clang:-O2)
     fnp_live_case(toggle.${cc}${opt} toggle ${cc} ${opt})
     fnp_live_case(toggle_threads.${cc}${opt} toggle_threads ${cc} ${opt})
 endforeach()
-foreach(case toggle_names toggle_refused record record_running record_refused
+foreach(case toggle_names toggle_refused record record_running record_forked record_refused
         record_interrupted)
     fnp_live_case(${case} ${case} gcc -O2)
 endforeach()

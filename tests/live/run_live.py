@@ -255,15 +255,22 @@ def read_segments(path):
     return segs
 
 
-def start_server(ctx, env_extra):
+def start_server(ctx, env_extra, fork=False):
+    """The server, its log and its stop file; srv.served is the pid that serves (the
+    child, with fork)."""
     exe = ctx.build("server")
     log, stop = ctx.path("server.log"), ctx.path("stop")
     for f in (log, stop):
         if os.path.exists(f):
             os.unlink(f)
-    srv = ctx.start(ctx.program([exe, log, stop]), env_extra, stderr_path=ctx.path("server.err"))
+    srv = ctx.start(ctx.program([exe, log, stop] + (["fork"] if fork else [])), env_extra,
+                    stderr_path=ctx.path("server.err"))
     for _ in range(1000):
-        if os.path.exists(log) and open(log).read().startswith("ready"):
+        first = open(log).readline().split() if os.path.exists(log) else []
+        if len(first) == 2 and first[0] == "ready":
+            srv.served = int(first[1])
+            expect((srv.served == srv.pid) != fork, "the server's pid %d, serving %d"
+                   % (srv.served, srv.served))
             return srv, log, stop
         time.sleep(0.01)
     srv.kill()
@@ -283,18 +290,21 @@ def stop_server(srv, stop):
     expect(out == "served 1\n", "the server printed %r" % out)
 
 
-def record_windows(ctx, paused, nrecords=2):
-    """Records the server nrecords times; checks each window against the server's count."""
+def record_windows(ctx, paused, nrecords=2, fork=False):
+    """Records the server nrecords times; checks each window against the server's count.
+    fork: the server's forked child serves, and writes PROF_OUTPUT.<pid>."""
     out = ctx.path("srv.prof")
     env = dict(ARMED, PROF_OUTPUT=out)
     if paused:
         env["PROF_START"] = "paused"
-    srv, log, stop = start_server(ctx, env)
+    srv, log, stop = start_server(ctx, env, fork)
+    if fork:
+        out = "%s.%d" % (out, srv.served)
     windows = []
     try:
         for k in range(nrecords):
             w = ctx.path("w%d.prof" % k)
-            p = ctx.record(srv.pid, w)
+            p = ctx.record(srv.served, w)
             expect(p.returncode == 0, "record %d: status %d: %s" % (k, p.returncode, p.stderr))
             lines = fnprof_lines(p.stderr)
             expect(len(lines) == 1 and lines[0].startswith("fnprof: record: wrote %s: " % w),
@@ -343,6 +353,12 @@ def case_record_running(ctx):
     record_windows(ctx, False)
 
 
+def case_record_forked(ctx):
+    """The child a server forked at start, recorded twice: its windows go to its own file
+    (PROF_OUTPUT.<pid>.window), which fnprof record finds."""
+    record_windows(ctx, True, fork=True)
+
+
 def expect_refused(p, status, text, what):
     lines = fnprof_lines(p.stderr)
     expect(p.returncode == status, "%s: status %d, want %d: %s" % (what, p.returncode, status,
@@ -363,14 +379,14 @@ def case_record_refused(ctx):
                           "PROF_DUMP_SIGNAL is")):
         srv, log, stop = start_server(ctx, env)
         try:
-            p = ctx.record(srv.pid, out)
+            p = ctx.record(srv.served, out)
         finally:
             stop_server(srv, stop)
-        expect_refused(p, 3, "%d is not armed: %s not set in its environment" % (srv.pid, missing),
+        expect_refused(p, 3, "%d is not armed: %s not set in its environment" % (srv.served, missing),
                        "unarmed %s" % sorted(env))
     srv, log, stop = start_server(ctx, dict(ARMED, PROF_OUTPUT=out, PROF_TOGGLE_SIGNAL="USR2"))
     try:
-        p = ctx.record(srv.pid, out)
+        p = ctx.record(srv.served, out)
     finally:
         stop_server(srv, stop)
     expect_refused(p, 3, "PROF_TOGGLE_SIGNAL and PROF_DUMP_SIGNAL name the same signal",
@@ -394,7 +410,7 @@ def case_record_refused(ctx):
     expect_refused(p, 3, "1 is not yours to signal", "pid 1 as uid %d" % (65534 if kw else os.geteuid()))
     # The process dies in the window.
     srv, log, stop = start_server(ctx, dict(ARMED, PROF_OUTPUT=out, PROF_START="paused"))
-    rec = subprocess.Popen([ctx.fnprof, "record", "--pid", str(srv.pid), "--seconds", "30",
+    rec = subprocess.Popen([ctx.fnprof, "record", "--pid", str(srv.served), "--seconds", "30",
                             "-o", out + ".w"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            text=True, env=ctx.env({}))
     time.sleep(1)
@@ -402,7 +418,7 @@ def case_record_refused(ctx):
     srv.wait()
     _, err = rec.communicate(timeout=TIMEOUT)
     rec_p = subprocess.CompletedProcess(rec.args, rec.returncode, "", err)
-    expect_refused(rec_p, 1, "%d ended during the window" % srv.pid, "a process killed")
+    expect_refused(rec_p, 1, "%d ended during the window" % srv.served, "a process killed")
     expect(not os.path.exists(out + ".w"), "a window written for a dead process")
     p = ctx.run([ctx.fnprof, "record", "-o", out])
     expect_refused(p, 2, "no --pid", "usage")
@@ -415,7 +431,7 @@ def case_record_interrupted(ctx):
     srv, log, stop = start_server(ctx, dict(ARMED, PROF_OUTPUT=out, PROF_START="paused"))
     try:
         w = ctx.path("w.prof")
-        cmd = [ctx.fnprof, "record", "--pid", str(srv.pid), "--seconds", "60", "-o", w]
+        cmd = [ctx.fnprof, "record", "--pid", str(srv.served), "--seconds", "60", "-o", w]
         show(cmd)
         rec = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env=ctx.env({}))
@@ -442,6 +458,7 @@ CASES = {
     "toggle_threads": case_toggle_threads,
     "record": case_record,
     "record_running": case_record_running,
+    "record_forked": case_record_forked,
     "record_refused": case_record_refused,
     "record_interrupted": case_record_interrupted,
 }

@@ -8,11 +8,14 @@
  *   "<name before> <name after> handle <n> work <n>"
  * with the calls made since the last change. The calls a window holds are those made
  * while the name showed R between its mark and its window (run_live.py, case record).
- * Prints "served <n>" at the end, the same with or without fnprof. */
+ * The first line is "ready <pid>". With argv[3] ("fork"), a child forked at start serves,
+ * and the parent waits for it. Prints "served <n>" at the end, the same with or without
+ * fnprof. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "live_state.h"
@@ -82,10 +85,18 @@ int main(int argc, char **argv)
     sigaddset(&live, SIGUSR1);
     sigaddset(&live, SIGUSR2);
     pthread_sigmask(SIG_BLOCK, &live, NULL);
+    if (argc > 3) { /* "fork": a child serves, as in a server that forks its workers */
+        pid_t child = fork();
+        int status = 0;
+        if (child < 0 || (child > 0 && waitpid(child, &status, 0) != child))
+            return 5;
+        if (child > 0)
+            return WIFEXITED(status) ? WEXITSTATUS(status) : 6;
+    }
     FILE *log = fopen(argv[1], "w");
     if (!log)
         return 4;
-    fprintf(log, "ready\n");
+    fprintf(log, "ready %d\n", (int)getpid());
     fflush(log);
     serve(log, argv[2], &live);
     fclose(log);
