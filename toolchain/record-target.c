@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -226,6 +227,13 @@ int fnp_target_open(struct fnp_target *t, int pid, char *why, size_t n)
     char state;
     unsigned token;
     int thread = fnp_target_state(pid, &state, &token) == 0;
+    /* Just started: fnprof's thread names itself once it runs. */
+    const char *armed = fnp_target_getenv(t, "PROF_OUTPUT");
+    for (int i = 0; i < 100 && !thread && (maps_fnprof(maps) || (armed && *armed)); i++) {
+        struct timespec tick = {0, 10 * 1000 * 1000};
+        nanosleep(&tick, NULL);
+        thread = fnp_target_state(pid, &state, &token) == 0;
+    }
     /* libfnprof.a linked in maps nothing of its own: its signal thread says it is there. */
     int loaded = maps_fnprof(maps) || thread;
     free(maps);

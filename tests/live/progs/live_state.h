@@ -80,10 +80,24 @@ static QUIET int live_wait_state(char want)
     return -1;
 }
 
+/* Waits until the state letter is another than not; 0, or -1 after 30 s. */
+static QUIET int live_wait_other(char not )
+{
+    for (long i = 0; i < 30L * 5000; i++) {
+        if (live_state() != not )
+            return 0;
+        live_nap();
+    }
+    return -1;
+}
+
 /* Sends the process sig and waits until the state letter is another than before; the new
  * letter, or '?' after 30 s. */
 static QUIET char live_toggle(int sig)
 {
+    /* fnprof's thread names itself once it runs: until then it has the program's name */
+    if (live_wait_other('?'))
+        return '?';
     char before = live_state();
     kill(getpid(), sig);
     for (long i = 0; i < 30L * 5000; i++) {

@@ -44,14 +44,20 @@ static QUIET int stopped(const char *path)
  * thread to have done them, and logs the calls made under the name shown before. */
 static QUIET int take_requests(FILE *log, const sigset_t *live)
 {
-    sigset_t pending;
+    sigset_t pending, in;
     sigpending(&pending);
-    if (!sigismember(&pending, SIGUSR1) && !sigismember(&pending, SIGUSR2))
+    sigemptyset(&in);
+    for (int sig = SIGUSR1; sig <= SIGUSR2; sig++)
+        if (sigismember(live, sig) && sigismember(&pending, sig))
+            sigaddset(&in, sig);
+    if (sigisemptyset(&in))
         return 0;
     char before[16], after[16];
     if (live_name(before))
         return -1;
-    pthread_sigmask(SIG_UNBLOCK, live, NULL);
+    /* Only the signal pending: fnprof record sends its next request once this one is done,
+     * and that one, on the other signal, must wait for the next pause between batches. */
+    pthread_sigmask(SIG_UNBLOCK, &in, NULL);
     int rc = live_wait_name(before);
     pthread_sigmask(SIG_BLOCK, live, NULL);
     if (rc || live_name(after))
