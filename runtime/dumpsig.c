@@ -130,11 +130,17 @@ static void *worker(void *arg)
     }
 }
 
+/* The variable a failure to start is reported under. */
+static const char *asked_by(void)
+{
+    return dump_sig ? "PROF_DUMP_SIGNAL" : "PROF_TOGGLE_SIGNAL";
+}
+
 /* The semaphore and the thread; 0 or -1 (reported). */
 static int start(void)
 {
     if (sem_init(&wake, 0, 0) != 0) {
-        fnp_log("PROF_DUMP_SIGNAL: cannot make a semaphore: %s", strerror(errno));
+        fnp_log("%s: cannot make a semaphore: %s", asked_by(), strerror(errno));
         return -1;
     }
     sigset_t all, old;
@@ -148,7 +154,7 @@ static int start(void)
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc) {
-        fnp_log("PROF_DUMP_SIGNAL: cannot start the dump thread: %s", strerror(rc));
+        fnp_log("%s: cannot start fnprof's signal thread: %s", asked_by(), strerror(rc));
         return -1;
     }
     __atomic_store_n(&started, 1, __ATOMIC_RELEASE);
