@@ -50,8 +50,8 @@ int fnp_libcalls_watch;
 #if defined(FNP_HAVE_LIBCALLS) && defined(__GLIBC__)
 
 /* Never hooked, whatever the patterns say: they return twice, switch stacks, look at
- * their caller's address or belong to the loader; and the hooks. Sorted (bsearch). */
-static const char *const never[] = {
+ * their caller's address or belong to the loader; and the hooks. Sorted at init. */
+static const char *never[] = {
     "___tls_get_addr",
     "__cyg_profile_func_enter",
     "__cyg_profile_func_exit",
@@ -85,7 +85,7 @@ static const char *const never[] = {
 };
 
 /* Called by code the compiler writes, not the programmer: left out unless named exactly. */
-static const char *const plumbing_names[] = {
+static const char *plumbing_names[] = {
     "__ctype_b_loc",    "__ctype_tolower_loc", "__ctype_toupper_loc", "__cxa_atexit",
     "__cxa_finalize",   "__cxa_guard_abort",   "__cxa_guard_acquire", "__cxa_guard_release",
     "__errno_location", "__h_errno_location",  "__stack_chk_fail",    "_Unwind_Resume",
@@ -421,7 +421,7 @@ static int is_instrumented(const struct object *o, const struct dyninfo *d)
     if (o->ours)
         return 0;
     if (own_base >= o->lo && own_base < o->hi)
-        return 1; /* the program, with libfnprof.a linked in */
+        return 1; /* the program, with libfnprof.a linked in (not hooked: fnp_libcalls_init) */
     for (size_t i = 0; i < d->njmprel; i++)
         if (!strcmp(sym_name(d, &d->jmprel[i]), "__cyg_profile_func_enter"))
             return 1;
@@ -697,7 +697,7 @@ static void hook_object(const struct collect *c, const struct dyninfo *all, cons
         mprotect((void *)o->relro_lo, o->relro_hi - o->relro_lo, PROT_READ | PROT_WRITE) != 0) {
         fnp_log("PROF_LIBCALLS: %s: its GOT is read-only (linked -z relro -z now) and cannot "
                 "be made writable: %s; its library calls are not recorded",
-                *o->path ? o->path : "the program", strerror(errno));
+                *o->path ? o->path : program_path(), strerror(errno));
         free(v);
         return;
     }
@@ -814,6 +814,14 @@ static uint64_t xsave_size(void)
 
 void fnp_libcalls_init(const char *text)
 {
+#ifdef FNP_STATIC_RUNTIME
+    /* Linked into the program, fnprof's own calls into libc go through the program's GOT,
+     * mixed with the program's: they would record themselves. */
+    (void)text;
+    fnp_log("PROF_LIBCALLS: needs libfnprof.so (LD_PRELOAD, fnprof run or -lfnprof): in a "
+            "program linked with libfnprof.a no library call is recorded");
+    return;
+#endif
     char err[512];
     if (fnp_lc_spec_parse(text, &spec, err, sizeof(err))) {
         fnp_log("PROF_LIBCALLS: %s; no library call is recorded", err);
@@ -823,6 +831,9 @@ void fnp_libcalls_init(const char *text)
     spec_text = text;
     own_base = (uintptr_t)fnp_libcalls_init;
     fnp_lc_xsave_size = xsave_size();
+    qsort(never, sizeof(never) / sizeof(*never), sizeof(*never), cmp_str);
+    qsort(plumbing_names, sizeof(plumbing_names) / sizeof(*plumbing_names), sizeof(*plumbing_names),
+          cmp_str);
     fnp_libcalls_loaded();
     __atomic_store_n(&fnp_libcalls_watch, 1, __ATOMIC_RELEASE);
 }
