@@ -19,9 +19,10 @@ endif()
 # wrappers first in LD_PRELOAD; alone: the wrappers alone preloaded into a program not
 # linked with fnprof (nothing recorded, said once a rank); fork: each rank's forked child
 # folded into the rank's file by fnprof run; more: MPI-IO, topology, neighbourhood and
-# one-sided wrappers (tests/mpi/more_calls.c).
+# one-sided wrappers (tests/mpi/more_calls.c); libcalls: fnprof run --mpi --libcalls, the
+# MPI calls still the wrappers' and exact (docs/libcalls.md).
 foreach(case env_rank env_plain exported linked run_rank run_plain count filter no_lib
-        reversed alone fork more)
+        reversed alone fork more libcalls)
     set(fnp_mpi_args)
     if(fnp_mpi_skip AND NOT case STREQUAL "no_lib")
         set(fnp_mpi_args --skip "${fnp_mpi_skip}")
