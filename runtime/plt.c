@@ -747,8 +747,9 @@ static void scan(uint32_t generation)
         __atomic_store_n(&seen_now, s, __ATOMIC_RELEASE);
     }
     char line[512];
-    snprintf(line, sizeof(line), "%s (%zu functions hooked in %zu objects)", spec_text,
-             hooked_slots, hooked_objects);
+    snprintf(line, sizeof(line), "%s (%zu function%s hooked in %zu object%s)", spec_text,
+             hooked_slots, hooked_slots == 1 ? "" : "s", hooked_objects,
+             hooked_objects == 1 ? "" : "s");
     fnprof_add_metadata("libcalls", line);
 out:
     collect_free(&c);

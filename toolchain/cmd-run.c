@@ -72,7 +72,7 @@ static void usage(FILE *out)
                  "                     function of the profile, under the function that\n"
                  "                     made it; run once per rank: mpirun -np 4 fnprof run\n"
                  "                     --mpi -o out.%%r.prof -- ./app (docs/mpi.md)\n"
-                 "      --libcalls[=WHICH]\n"
+                 "      --libcalls, --libcalls=WHICH\n"
                  "                     also record the calls instrumented code makes into\n"
                  "                     other libraries (memcpy, qsort, pthread_cond_wait),\n"
                  "                     each a function keyed (library, 0, name): all of\n"
