@@ -50,7 +50,9 @@ int fnp_libcalls_watch;
 #if defined(FNP_HAVE_LIBCALLS) && defined(__GLIBC__)
 
 /* Never hooked, whatever the patterns say: they return twice, switch stacks, look at
- * their caller's address or belong to the loader; and the hooks. Sorted at init. */
+ * their caller's address or belong to the loader; the hooks; and _exit, which ends the
+ * process without a profile, and in the child of vfork would leave its frame and record
+ * in the parent's state (the child shares its memory). Sorted at init. */
 static const char *never[] = {
     "___tls_get_addr",
     "__cyg_profile_func_enter",
@@ -60,6 +62,8 @@ static const char *never[] = {
     "__sigsetjmp",
     "__tls_get_addr",
     "__vfork",
+    "_Exit",
+    "_exit",
     "_dl_find_object",
     "_longjmp",
     "_setjmp",
@@ -468,8 +472,10 @@ static int slot_writable(const struct object *o, uintptr_t s)
 
 /* ---- keys: (library, 0, name), the library's name copied once ---------------------- */
 
-static char *lib_names[256];
-static size_t nlib_names;
+/* Under lock. Never freed: the region table tells files apart by these addresses. */
+static const char *lib_names[256];
+static size_t nlib_names, lib_bytes;
+static char lib_text[16384];
 
 /* A stable copy of the file name of path (its last component); NULL past 256 libraries. */
 static const char *lib_name(const char *path)
@@ -479,13 +485,11 @@ static const char *lib_name(const char *path)
     for (size_t i = 0; i < nlib_names; i++)
         if (!strcmp(lib_names[i], base))
             return lib_names[i];
-    if (nlib_names == sizeof(lib_names) / sizeof(lib_names[0]))
-        return NULL;
     size_t n = strlen(base) + 1;
-    char *copy = fnp_pages(n); /* never freed: the region table keeps its address */
-    if (!copy)
+    if (nlib_names == sizeof(lib_names) / sizeof(lib_names[0]) || n > sizeof(lib_text) - lib_bytes)
         return NULL;
-    memcpy(copy, base, n);
+    char *copy = memcpy(lib_text + lib_bytes, base, n);
+    lib_bytes += n;
     return lib_names[nlib_names++] = copy;
 }
 
@@ -602,6 +606,13 @@ static int candidate(const struct collect *c, const struct dyninfo *all, const s
     const struct object *callee = s->target ? object_at(c, s->target) : NULL;
     if (!callee || callee == o || callee->ours || callee->instrumented ||
         (own_base >= callee->lo && own_base < callee->hi) || !in_code(callee, s->target))
+        return 0;
+    /* a non-PIE program's PLT entry standing for a function whose address it takes (its
+     * symbol is undefined there): the call goes on through that program's own slot */
+    Dl_info info;
+    const ElfW(Sym) *sym = NULL;
+    if (dladdr1((void *)s->target, &info, (void **)&sym, RTLD_DL_SYMENT) && sym &&
+        sym->st_shndx == SHN_UNDEF)
         return 0;
     s->lib = lib_name(*callee->path ? callee->path : program_path());
     return s->lib != NULL;
@@ -747,8 +758,8 @@ static void scan(uint32_t generation)
         __atomic_store_n(&seen_now, s, __ATOMIC_RELEASE);
     }
     char line[512];
-    snprintf(line, sizeof(line), "%s (%zu function%s hooked in %zu object%s)", spec_text,
-             hooked_slots, hooked_slots == 1 ? "" : "s", hooked_objects,
+    snprintf(line, sizeof(line), "%s (%zu function%s hooked in %zu object%s)",
+             spec_text ? spec_text : "", hooked_slots, hooked_slots == 1 ? "" : "s", hooked_objects,
              hooked_objects == 1 ? "" : "s");
     fnprof_add_metadata("libcalls", line);
 out:

@@ -61,16 +61,14 @@ struct fnp_lc_entry {
 
 /* A call in flight through the trampoline. */
 struct fnp_lc_rec {
-    uintptr_t ra;             /* the caller's return address */
-    uintptr_t rbx;            /* the caller's %rbx */
-    void *real;               /* the function called */
-    uintptr_t slot;           /* where the return address was: the caller's sp - 8 */
-    struct fnp_lc_pool *pool; /* the pool it came from (a forked child frees into it) */
-    uintptr_t key;            /* the frame's key on the shadow stack; 0: none pushed */
-    uint32_t live;            /* 0: free (the pool's top passes over it) */
-    uint32_t pad;
-    uint64_t pad2;
-};
+    uintptr_t ra;               /* the caller's return address */
+    uintptr_t rbx;              /* the caller's %rbx */
+    void *real;                 /* the function called */
+    uintptr_t slot;             /* where the return address was: the caller's sp - 8 */
+    struct fnp_lc_pool *pool;   /* the pool it came from (a forked child frees into it) */
+    uintptr_t key;              /* the frame's key on the shadow stack; 0: none pushed */
+    uint32_t live;              /* 0: free (the pool's top passes over it) */
+} __attribute__((aligned(64))); /* one cache line each */
 
 /*
  * A thread's records. Taken at the top and freed in place: a call that returns frees its

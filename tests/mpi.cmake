@@ -38,6 +38,8 @@ foreach(case env_rank env_plain exported linked run_rank run_plain count filter 
                          SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
 endforeach()
 
+set_tests_properties(e2e.mpi.libcalls PROPERTIES LABELS "e2e;mpi;libcalls")
+
 # The same cases under MPICH beside Open MPI (mpicc.mpich, Hydra's mpiexec.hydra, the
 # wrappers built for MPICH: libfnprof-mpich.so), as e2e.mpi.<case>.mpich; mismatch:
 # fnprof run --mpi on an MPICH program where only Open MPI's wrappers were built refuses it

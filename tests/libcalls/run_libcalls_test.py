@@ -26,7 +26,7 @@ Cases:
              the catch exact
   waits      pool.c: pthread_cond_wait's calls as the program counts them, under worker; the
              workers' time is pthread_cond_wait's, and fnprof report --no-waits takes it
-             out of worker's cumtime
+             out of worker's cumtime; a profile without waits reports the same with it
   memory     mem.c with PROF_MEMORY and PROF_LIBCALLS=1: malloc and free stay fnprof's
              wrappers (no library call of that name), their blocks charged to the functions
              that made them; strdup's block to the strdup call under its caller
@@ -375,6 +375,16 @@ def case_waits(a, tmp):
     if mc > report_row(a, path, "main")[1] / 10:
         raise Failure("pool: --no-waits: main's usleep and pthread_join stay in its "
                       "cumtime (%.0f us)" % mc)
+    # With no wait in it (several threads: the {process} root too), the same report.
+    r = run(prog, {"PROF_OUTPUT": "n.prof", "PROF_LIBCALLS": "getpid", "PROF_QUIET": "1"}, tmp,
+            preload=a.lib)
+    expect_clean(r, "pool without waits")
+    path = os.path.join(tmp, "n.prof")
+    plain, without = [sh([a.fnprof, "report", "--no-meta", "--limit", "0", "--callers",
+                          "--callees"] + extra + [path]).stdout for extra in ([], ["--no-waits"])]
+    if plain != without:
+        raise Failure("pool: --no-waits changed a profile without waits:\n%s\n%s" % (plain,
+                                                                                   without))
 
 
 # ---- memory -------------------------------------------------------------------------------
