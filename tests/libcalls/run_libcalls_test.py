@@ -20,7 +20,8 @@ Cases:
   patterns   "libknown.so:lk_add", "getpid", "libc.so.6:*" and a filter file each record
              those calls and no other; a pattern with nothing in it says so in one line
   longjmp    sortjump.c: comparisons under qsort as the program counts them, a longjmp out
-             of a callback, a thread ended by pthread_exit inside one; no exit unmatched
+             of a callback, a thread ended by pthread_exit inside one; no exit unmatched;
+             backtrace() in a callback walks out through the trampolines
   exception  throw.cc (g++ and clang++): an exception thrown by a qsort callback through
              qsort, caught by its caller; the counts and the caller of the calls made after
              the catch exact
@@ -296,6 +297,9 @@ def case_longjmp(a, tmp):
             r = run(prog, {"PROF_OUTPUT": "j.prof", "PROF_LIBCALLS": spec}, tmp, preload=a.lib)
             expect_clean(r, where)
             k, n = compared(r, where)
+            if "unwound 1" not in r.stdout:
+                raise Failure("%s: backtrace() in a qsort callback did not get back to the "
+                              "caller of qsort: %s" % (where, r.stdout))
             got, _, _ = edges(os.path.join(tmp, "j.prof"))
             expect_edges(got, {
                 ("sort_all", "qsort"): k, ("qsort", "by_value"): n,

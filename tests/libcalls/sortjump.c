@@ -3,6 +3,7 @@
  * thread ends by pthread_exit from inside a callback. The program counts its comparisons
  * and prints them: the test expects exactly those under qsort, the calls made after the
  * jump under the function that made them, and no exit left unmatched. */
+#include <execinfo.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -14,10 +15,25 @@
 
 static jmp_buf back;
 static long compared, jumped_at;
+static int unwound; /* backtrace() from the first comparison got back to sort_all */
+
+void sort_all(void);
+
+/* An unwinder walks out of the callback through qsort (and, with PROF_LIBCALLS, through
+ * the trampolines of qsort and of backtrace itself) to the function that called qsort. */
+static void walk(void)
+{
+    void *frames[64];
+    int n = backtrace(frames, 64);
+    for (int i = 0; i < n; i++)
+        if ((char *)frames[i] > (char *)sort_all && (char *)frames[i] < (char *)sort_all + 256)
+            unwound = 1;
+}
 
 static int by_value(const void *a, const void *b)
 {
-    compared++;
+    if (++compared == 1)
+        walk();
     return *(const int *)a - *(const int *)b;
 }
 
@@ -79,7 +95,7 @@ int main(void)
     pthread_t t;
     pthread_create(&t, NULL, sort_and_end, NULL);
     pthread_join(t, NULL);
-    printf("rounds %d compared %ld\n", ROUNDS, compared);
+    printf("rounds %d compared %ld unwound %d\n", ROUNDS, compared, unwound);
     return 0;
 }
 /* SPDX-License-Identifier: MIT */
