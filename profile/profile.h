@@ -410,6 +410,34 @@ struct fnp_symbolizer_api {
 int fnp_profile_build(struct fnp_profile *p, const struct fnp_raw *r,
                       const struct fnp_symbolizer_api *api);
 
+/* ---- waits.c: library calls that wait (docs/libcalls.md) ---------------------------- */
+
+/* k is a library call's key as PROF_LIBCALLS makes them: (library file name, 0, name). */
+int fnp_key_is_libcall(const struct fnp_key *k);
+/* k is a library call that waits (pthread_cond_wait, poll, read, usleep, ...). */
+int fnp_key_is_wait(const struct fnp_key *k);
+/* The names of the waits; *out borrowed (static). Returns how many. */
+size_t fnp_wait_names(const char *const **out);
+
+/* What fnp_profile_without_waits took out: the outermost waits' ticks and calls, and how
+ * many functions they were. */
+struct fnp_waits {
+    uint64_t ticks, calls;
+    size_t funcs;
+};
+
+/*
+ * out: in with the time of every wait taken out, on the tree: a wait's calls keep their
+ * count and lose their time (with whatever ran under them), and every node above one loses
+ * that time from its inclusive ticks, so each function's tottime and cumtime are what they
+ * would be had the waits returned at once. out has in's functions in in's order (the same
+ * indices), its tree and metadata, and a "waits" pair saying what was taken out. Returns
+ * 0, -EINVAL (in has no timed tree: a CPython profile, a count-only run) or -ENOMEM; out is
+ * empty on failure and freed by the caller (fnp_profile_free) on success.
+ */
+int fnp_profile_without_waits(const struct fnp_profile *in, struct fnp_profile *out,
+                              struct fnp_waits *w);
+
 /* ---- sink.c: where writers put bytes ----------------------------------------------- */
 
 struct fnp_sink {

@@ -33,6 +33,9 @@
  *                attributed to its calling context (runtime/memory.c, docs/memory.md).
  *                Set alone, the calls are recorded for it and no timing file is written.
  *                The same rules as PROF_OUTPUT's for the path; libfnprof.so only.
+ *   PROF_LIBCALLS  record the calls instrumented code makes into other shared objects:
+ *                1 (all), patterns "libc.so.6:pthread_*,read", or a filter file
+ *                (runtime/plt.c, docs/libcalls.md). Read with PROF_OUTPUT or PROF_MEMORY.
  *   PROF_OWNER   set by fnprof itself, not by users: "<pid>:<file>" of the process that
  *                writes <file>, PROF_OUTPUT (else PROF_MEMORY) as its codes and rank name
  *                it. It is passed to every image started below that one (exec,
@@ -116,6 +119,7 @@ int fnp_env_load(void)
     fnp_config.dump_signal = secure_getenv("PROF_DUMP_SIGNAL");
     fnp_config.toggle = secure_getenv("PROF_TOGGLE_SIGNAL");
     fnp_config.filter = secure_getenv("PROF_FILTER");
+    fnp_config.libcalls = secure_getenv("PROF_LIBCALLS");
     fnp_config.trace_events = positive("PROF_TRACE_EVENTS");
     fnp_config.max_nodes = positive("PROF_MAX_NODES");
     fnp_launch_detect(&fnp_config.launch, env);
