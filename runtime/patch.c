@@ -746,6 +746,7 @@ __attribute__((visibility("hidden"))) void fnp_patch_loaded(void)
     sync_locked();
     pthread_mutex_unlock(&lock);
     fnp_mem_release();
+    fnp_libcalls_loaded(); /* PROF_LIBCALLS: the new object's library calls */
     errno = saved;
 }
 
