@@ -231,14 +231,12 @@ FNP_INLINE void enter_nested(struct fnp_thread *t, uintptr_t fn, uintptr_t sp, i
     entering(t, outer);
 }
 
-FNP_TRAMPOLINE_COLD static void enter_nested_timed(struct fnp_thread *t, uintptr_t fn,
-                                                   uintptr_t sp)
+FNP_TRAMPOLINE_COLD static void enter_nested_timed(struct fnp_thread *t, uintptr_t fn, uintptr_t sp)
 {
     enter_nested(t, fn, sp, MODE_TIMED);
 }
 
-FNP_TRAMPOLINE_COLD static void enter_nested_count(struct fnp_thread *t, uintptr_t fn,
-                                                   uintptr_t sp)
+FNP_TRAMPOLINE_COLD static void enter_nested_count(struct fnp_thread *t, uintptr_t fn, uintptr_t sp)
 {
     enter_nested(t, fn, sp, MODE_COUNT);
 }
