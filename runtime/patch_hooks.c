@@ -187,6 +187,10 @@ static FNP_COLD void exit_cold(uintptr_t sp, uintptr_t unused)
 
 #define FNP_TRAMPOLINE_COLD                                                                        \
     __attribute__((no_caller_saved_registers, no_instrument_function, noinline, cold))
+/* After a call of one of those: never a tail call. clang 14 restores the registers of a
+ * no_caller_saved_registers function before its tail call, arguments included, which
+ * then reach the callee as the site had them. */
+#define NO_TAIL_CALL() __asm__ volatile("")
 
 /* Another child than the one entered last, or anything else but the steady case: the probe
  * of the caller's children (as hooks.c's other_child), else the cold path. Out of line, and
@@ -246,6 +250,7 @@ FNP_INLINE void enter(uintptr_t fn, uintptr_t sp, int mode)
     struct fnp_thread *t = fnp_tls;
     if (FNP_UNLIKELY(!t)) {
         enter_first(fn, sp);
+        NO_TAIL_CALL();
         return;
     }
     if (FNP_UNLIKELY(__atomic_load_n(&t->patch_entering, __ATOMIC_RELAXED))) {
@@ -253,6 +258,7 @@ FNP_INLINE void enter(uintptr_t fn, uintptr_t sp, int mode)
             enter_nested_count(t, fn, sp);
         else
             enter_nested_timed(t, fn, sp);
+        NO_TAIL_CALL();
         return;
     }
     /* what a pause must keep patched before it reads the open frames (patch.c); set
@@ -287,6 +293,7 @@ FNP_INLINE void leave(uintptr_t sp, int mode)
     if (FNP_UNLIKELY(f->sp != sp || !EXPECT_ON(rec, mode) ||
                      (mode == MODE_TRACE && t->trace_cur == t->trace_end))) {
         leave_other(sp);
+        NO_TAIL_CALL();
         return;
     }
     if (mode != MODE_COUNT) {
