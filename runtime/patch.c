@@ -26,7 +26,8 @@
  * (docs/controls.md). The pause first unpatches the entries, then reads the open frames and
  * the functions threads are entering meanwhile (fnp_thread.patch_entering: those calls may
  * yet be pushed).
- * Resuming patches exits before entries, so that no call is entered whose exit is not seen.
+ * Resuming patches exits before entries (their last phases, a barrier apart), so that no call
+ * is entered whose exit is not seen.
  *
  * Nothing here runs, and no file is read, unless fnprof records (PROF_OUTPUT or
  * PROF_MEMORY set at load).
@@ -427,14 +428,20 @@ static void store2(unsigned char *at, const unsigned char *v)
     __asm__ volatile("movw %1, %0" : "=m"(*(uint16_t *)at) : "r"(x) : "memory");
 }
 
-/* Writes phase (1, 2 or 3) of the changes of o's sites; whether it wrote anything. */
-static int write_phase(const struct object *o, int phase)
+static int is_entry(const struct fnp_site *s)
+{
+    return s->form == FNP_SITE_NOP5_ENTRY || s->form == FNP_SITE_SLED_ENTRY;
+}
+
+/* Writes phase 1, 2 or 3 of the changes of o's sites (phase 3: of its exits, or of its
+ * entries when entries is set); whether it wrote anything. */
+static int write_phase(const struct object *o, int phase, int entries)
 {
     static const unsigned char jmp3[2] = {0xeb, 0x03};
     int wrote = 0;
     for (size_t i = 0; i < o->n; i++) {
         const struct fnp_site *s = &o->sites[i];
-        if (s->want == s->patched)
+        if (s->want == s->patched || (phase == 3 && is_entry(s) != entries))
             continue;
         unsigned char *at = (unsigned char *)s->addr, b[11];
         int nop5 = s->form == FNP_SITE_NOP5_ENTRY || s->form == FNP_SITE_NOP5_EXIT;
@@ -512,11 +519,13 @@ static void batch(void)
     }
     if (!any)
         return;
-    for (int phase = 1; phase <= 3; phase++) {
+    /* the exits' last step before the entries': no call is entered (and pushed) whose
+     * exit may still be a nop */
+    for (int step = 0; step < 4; step++) {
         int wrote = 0;
         for (struct object *o = objects; o; o = o->next)
             if (changes(o))
-                wrote |= write_phase(o, phase);
+                wrote |= write_phase(o, step < 3 ? step + 1 : 3, step == 3);
         if (wrote)
             barrier();
     }
@@ -529,11 +538,6 @@ static void batch(void)
         for (size_t i = 0; i < o->n; i++)
             o->sites[i].patched = o->sites[i].want;
     }
-}
-
-static int is_entry(const struct fnp_site *s)
-{
-    return s->form == FNP_SITE_NOP5_ENTRY || s->form == FNP_SITE_SLED_ENTRY;
 }
 
 /* want of every site: entries (entries != 0) or exits set to on, the others left. */
@@ -652,7 +656,6 @@ static void sync_locked(void)
     }
     scan();
     want_all(0, 1);
-    batch();
     want_all(1, 1);
     batch();
 }
