@@ -31,6 +31,11 @@ static uint64_t step;
 static uint64_t cycles_written;
 static struct fnp_baseline base; /* what a dump leaves out; empty: nothing */
 static int have_base;
+/* Set once fnp_control_init has run (an armed run, or an interpreter's start): only then
+ * are the lock's fork handlers registered. Before, the controls do nothing and take no
+ * lock, so that a program linked with fnprof and run plain cannot leave the lock held in
+ * a child forked while another thread pauses. */
+static int ready;
 /* fnprof record's mark (dumpsig.c): what a window dump leaves out. Apart from base, so that
  * the program's resets and cycles and a record's windows never cut each other's. */
 static struct fnp_baseline window;
@@ -61,6 +66,7 @@ static void apply(void)
 
 void fnp_control_init(uint64_t recording_modes)
 {
+    __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
     modes = recording_modes;
     const char *start = fnp_config.start;
     if (start && *start) {
@@ -160,6 +166,8 @@ static void unlock_control(int cancel)
 
 void fnp_control_pause(int paused)
 {
+    if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE))
+        return;
     int cancel = lock_control();
     user_paused = paused;
     apply();
@@ -210,6 +218,10 @@ int fnp_control_window(const char *path, int quiet)
 
 void fnp_control_step(void)
 {
+    if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
+        __atomic_fetch_add(&step, 1, __ATOMIC_RELAXED);
+        return;
+    }
     int cancel = lock_control();
     if (!__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED) || !have_schedule) {
         step++;
@@ -236,6 +248,8 @@ void fnp_control_step(void)
 
 void fnp_control_reset(void)
 {
+    if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE))
+        return;
     int cancel = lock_control();
     if (__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED))
         reset_locked();
@@ -244,6 +258,8 @@ void fnp_control_reset(void)
 
 int fnp_control_dump(const char *path, int quiet)
 {
+    if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE))
+        return -ENODATA; /* nothing was ever recorded */
     int cancel = lock_control();
     int rc = dump_locked(path, 0, quiet, 0);
     unlock_control(cancel);

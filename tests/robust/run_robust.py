@@ -233,6 +233,15 @@ def runtime_flags(root, san, opt):
             "-I", "/usr/include/libdwarf"]
 
 
+# Per-file options runtime/CMakeLists.txt gives (set_source_files_properties): the patched
+# sites' trampolines and the library calls' fast path may touch no vector register, and
+# gcc refuses to compile them otherwise.
+SOURCE_FLAGS = {
+    "runtime/patch_hooks.c": ["-mgeneral-regs-only", "-mno-red-zone"],
+    "runtime/plt_fast.c": ["-mgeneral-regs-only"],
+}
+
+
 def build_runtime(args):
     """Compiles the runtime's sources with the sanitizer into --workdir (the objects the
     sanitizer cases link), two at a time."""
@@ -245,7 +254,8 @@ def build_runtime(args):
     jobs = []
     for rel in args.sources:
         obj = os.path.join(out, rel.replace("/", "_")[:-2] + ".o")
-        cmd = [args.cc, "-c"] + flags + [os.path.join(root, rel), "-o", obj]
+        cmd = ([args.cc, "-c"] + flags + SOURCE_FLAGS.get(rel, []) +
+               [os.path.join(root, rel), "-o", obj])
         show(cmd)
         jobs.append(subprocess.Popen(cmd, stdin=subprocess.DEVNULL))
         if len(jobs) >= 2:
