@@ -435,8 +435,11 @@ static void emit_site(struct rewrite *r, int kind, size_t used)
     char buf[256];
     if (used == 5)
         puts_text(&r->out, "1:\n");
-    snprintf(buf, sizeof(buf), "1:\t.Lfnprof_site%u:\t.byte\t0x0f, 0x1f, 0x44, 0x00, 0x00\n",
-             label);
+    /* An exit site on an even address: its first two bytes, which the runtime switches by
+     * one atomic store (patch.c), then never straddle a cache line. An entry site stays at
+     * the function's first byte (or after its endbr64): its address names the function. */
+    snprintf(buf, sizeof(buf), "%s1:\t.Lfnprof_site%u:\t.byte\t0x0f, 0x1f, 0x44, 0x00, 0x00\n",
+             kind == 2 ? "\t.p2align\t1; " : "", label);
     puts_text(&r->out, buf);
     snprintf(buf, sizeof(buf), "\t.pushsection\tfnprof_sites,\"ao%s\",@progbits,.Lfnprof_site%u",
              s->group ? "G" : "", s->link);

@@ -144,6 +144,9 @@ def check_file(ctx, path, expect=(), absent=()):
                   "%s: entry (kind %s, size %s, %s) is not gcc's format" % (what, kind, size, zero))
             check(code == elfsites.GCC_NOP5, "%s: %s site %#x in %s holds %s, not the nop5"
                   % (what, site.kind, site.addr, name, code.hex()))
+            # the runtime switches a site's first two bytes by one store: never across a line
+            check(site.kind != elfsites.EXIT or site.addr % 2 == 0,
+                  "%s: exit site %#x in %s is on an odd address" % (what, site.addr, name))
         else:
             want = b"\xc3" if site.kind == elfsites.EXIT else b"\xeb\x09"
             check(code.startswith(want), "%s: %s sled %#x in %s holds %s" %
@@ -366,7 +369,7 @@ GCC_SITE = re.compile(rb"^(1:(\s*call\s+\*?__fentry__(@GOTPCREL\(%rip\))?)?"
                       rb"|\s*\.byte\s+0x0f, 0x1f, 0x44, 0x00, 0x00"
                       rb"|\s*\.section __(mcount|return)_loc, \"a\",@progbits"
                       rb"|\s*\.quad 1b|\s*\.previous)$")
-OUR_SITE = re.compile(rb"^(1:|1:\t\.Lfnprof_site\d+:\t\.byte\t0x0f, 0x1f, 0x44, 0x00, 0x00"
+OUR_SITE = re.compile(rb"^(1:|(\t\.p2align\t1; )?1:\t\.Lfnprof_site\d+:\t\.byte\t0x0f, 0x1f, 0x44, 0x00, 0x00"
                       rb"|\t\.pushsection\tfnprof_sites,\"aoG?\",@progbits,\.Lfnprof_site\d+"
                       rb"(,[^,]+(,comdat)?)?"
                       rb"|\t\.balign\t4; \.long\t\.Lfnprof_site\d+ - \.; \.byte\t[12], 5; "
