@@ -81,4 +81,9 @@ int fnp_cli_load(const char *cmd, const char *path, struct fnp_profile *p, struc
 int fnp_cli_same_kind(const char *cmd, const char *a_path, const struct fnp_profile *a,
                       const char *b_path, const struct fnp_profile *b);
 
+/* compensate.c: --compensate. Compensates p (fnp_profile_compensate), read from path; an
+ * already compensated profile is left as it is, with a note. On failure prints "fnprof:
+ * <cmd>: <path>: cannot compensate: <why>" and returns -1. */
+int fnp_cli_compensate(const char *cmd, const char *path, struct fnp_profile *p);
+
 #endif
