@@ -76,6 +76,69 @@ int fnp_calibration_get(const struct fnp_profile *p, struct fnp_hook_cost *ns)
     return 0;
 }
 
+static int by_func(const void *a, const void *b, void *t_)
+{
+    const struct fnp_tree_node *t = t_;
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    if (t[i].func != t[j].func)
+        return t[i].func < t[j].func ? -1 : 1;
+    return i < j ? -1 : i > j; /* a function's nodes in tree order: one result */
+}
+
+/*
+ * A folded recursion (runtime/cct.c) counts the calls its link took as calls of the link's
+ * target, a child of a node that did not make them (the target's tree parent, whose back
+ * is negative: it gave their time back); the node that made them (the link's parent, back
+ * positive) is a node of the same function. So the caller's share of those calls is taken
+ * off the wrong one of two nodes of one function: the function's time is right, but the
+ * first node can go below 0 and the second keep too much. Here the first is raised to 0
+ * from the second, never below 0 itself. Nodes with no back are not touched: their own
+ * time is theirs. 0 or -ENOMEM.
+ */
+static int settle(const struct fnp_tree_node *t, size_t n, int64_t *own)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        m += t[i].back != 0;
+    if (!m)
+        return 0;
+    uint32_t *idx = malloc(m * sizeof(*idx));
+    if (!idx)
+        return -ENOMEM;
+    m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (t[i].back != 0)
+            idx[m++] = (uint32_t)i;
+    qsort_r(idx, m, sizeof(*idx), by_func, (void *)t);
+    for (size_t a = 0, b; a < m; a = b) {
+        uint64_t need = 0;
+        for (b = a; b < m && t[idx[b]].func == t[idx[a]].func; b++)
+            if (t[idx[b]].back < 0 && own[idx[b]] < 0) {
+                /* saturating: a crafted file's deficits must not wrap */
+                uint64_t d = (uint64_t)-own[idx[b]], cap = INT64_MAX / 2;
+                need = need > cap - (d < cap ? d : cap) ? cap : need + d;
+                own[idx[b]] = 0;
+            }
+        uint64_t gave = 0;
+        for (size_t k = a; k < b && gave < need; k++) {
+            int64_t *o = &own[idx[k]];
+            if (t[idx[k]].back > 0 && *o > 0) {
+                uint64_t take = (uint64_t)*o < need - gave ? (uint64_t)*o : need - gave;
+                *o -= (int64_t)take;
+                gave += take;
+            }
+        }
+        /* what no node could give stays a deficit, on the first node that had one */
+        for (size_t k = a; k < b && gave < need; k++)
+            if (t[idx[k]].back < 0 && own[idx[k]] == 0) {
+                own[idx[k]] = -(int64_t)(need - gave);
+                break;
+            }
+    }
+    free(idx);
+    return 0;
+}
+
 int fnp_tree_compensate(struct fnp_tree_node *t, size_t n, double in, double out,
                         struct fnp_compensated *r)
 {
@@ -104,23 +167,43 @@ int fnp_tree_compensate(struct fnp_tree_node *t, size_t n, double in, double out
         own[up] = (int64_t)((uint64_t)own[up] - t[i].ticks);
         kids[up] = fnp_sat_add(kids[up], t[i].ncalls);
     }
-    /* The new own time of each node, then its ticks from its subtree's: children come
-     * after their parent, so a backward pass has every child's before its parent's.
-     * kids[] becomes the sum of the children's new ticks. */
+    /* The new own time of each node, signed: a folded recursion may leave one below 0,
+     * which settle() makes up from its function's other nodes. */
+    double *cut = malloc((n ? n : 1) * sizeof(*cut));
+    if (!cut) {
+        free(own);
+        free(kids);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        cut[i] = (double)t[i].ncalls * in + (double)kids[i] * out;
+        double left = (double)own[i] - cut[i];
+        /* past +-9e18 only in a crafted file: kept in range, as it was */
+        if (left > -9e18 && left < 9e18)
+            own[i] = left >= 0 ? (int64_t)(left + 0.5) : -(int64_t)(0.5 - left);
+        else if (left <= -9e18)
+            own[i] = INT64_MIN / 2;
+    }
+    if (settle(t, n, own)) {
+        free(cut);
+        free(own);
+        free(kids);
+        return -ENOMEM;
+    }
+    /* What is still below 0 is clamped: the hook cost that could not be taken off is
+     * counted, not the clock's noise a context had before (own already below 0). */
     double not_taken = 0;
     for (size_t i = 0; i < n; i++) {
-        double cut = (double)t[i].ncalls * in + (double)kids[i] * out;
-        double left = (double)own[i] - cut;
-        if (left < 0) {
+        if (own[i] < 0) {
             r->clamped++;
-            not_taken += own[i] > 0 ? cut - (double)own[i] : cut;
-            left = 0;
+            not_taken += (double)-own[i] < cut[i] ? (double)-own[i] : cut[i];
+            own[i] = 0;
         }
-        /* left <= own[i] < 2^63: a double that large (a crafted file) stays as it was */
-        if (left < 9e18)
-            own[i] = (int64_t)(left + 0.5);
         kids[i] = 0;
     }
+    free(cut);
+    /* Ticks from the subtree's own times: children come after their parent, so a backward
+     * pass has every child's before its parent's; kids[] sums the children's new ticks. */
     for (size_t i = n; i-- > 0;) {
         uint64_t ticks = (uint64_t)own[i] + (uint64_t)t[i].back + kids[i];
         /* Below 0 only for a back no real run makes (a crafted file): a tick count is never

@@ -24,6 +24,7 @@
  * thread's start would not capture either, and would cost every short-lived thread as
  * much as its calls.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -150,6 +151,15 @@ FNP_NOINSTR void fnp_calibrate(uint64_t modes)
     qsort(out, BATCHES, sizeof(out[0]), by_value);
     in_ticks = in[RANK];
     out_ticks = out[RANK] > 0 ? out[RANK] : 0;
+}
+
+int fnp_calibration_ticks(double *in, double *out)
+{
+    if (in_ticks < 0)
+        return -ENOENT;
+    *in = in_ticks;
+    *out = out_ticks;
+    return 0;
 }
 
 void fnp_calibrate_note(struct fnp_profile *p)

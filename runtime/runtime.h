@@ -759,6 +759,8 @@ void fnp_hooks_exported(fnp_hook_pair_fn **enter, fnp_hook_pair_fn **exit);
  * (the bits recording will run with), inside and outside the measured interval of a call;
  * nothing when count-only. */
 void fnp_calibrate(uint64_t modes);
+/* The calibration, in clock ticks: 0, or -ENOENT when there is none. */
+int fnp_calibration_ticks(double *in, double *out);
 /* At a dump, p built: the calibration into p's metadata, and p's times compensated when
  * PROF_COMPENSATE=1 (one line on stderr, once, when they cannot be). */
 void fnp_calibrate_note(struct fnp_profile *p);

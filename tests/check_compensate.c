@@ -196,6 +196,44 @@ START_TEST(a_folded_recursion_compensates_as_if_unfolded)
 }
 END_TEST
 
+START_TEST(a_folded_recursion_settles_within_its_function_before_clamping)
+{
+    /* As above with out 30: a2 is charged the out of the four calls a3 holds, three of which
+     * a3 made itself (through its link): 100 - 10 - 4 * 30 = -30. Clamped, a's own time
+     * would be 30 too large; settled, a3 gives those 30 back and nothing is clamped: a's
+     * own time is the unfolded 5 * (100 - 10 - 30) + 90 = 390. */
+    struct fnp_profile p;
+    struct fnp_tree_node t[] = {
+        {0, ROOT, 1, 700, 0, 0, 0},
+        {1, 0, 1, 600, 0, 0, 0},
+        {1, 1, 1, 500, -600, 0, 0},
+        {1, 2, 4, 1000, 600, 0, 0},
+    };
+    make(&p, t, 4, 10, 30);
+    struct fnp_compensated r;
+    ck_assert_int_eq(fnp_profile_compensate(&p, &r), 0);
+    ck_assert_uint_eq(r.clamped, 0);
+    ck_assert(p.funcs[1].st.tottime == NS(390));
+    ck_assert(p.funcs[1].st.cumtime == NS(390)); /* 600 - 10 - 5 * 40 */
+    ck_assert(p.funcs[0].st.cumtime == NS(450)); /* 700 - 10 - 6 * 40 */
+    uint64_t self[4];
+    fnp_tree_values(&p, self, NULL);
+    ck_assert_uint_eq(self[2], 0);
+    ck_assert_uint_eq(self[3], 360 - 30);
+    fnp_profile_free(&p);
+    /* a node with no back keeps its own: below 0, it is clamped, not settled */
+    struct fnp_tree_node u[] = {
+        {1, ROOT, 1, 1000, 0, 0, 0},
+        {1, 0, 40, 100, 0, 0, 0},
+        {1, 1, 1, 50, 0, 0, 0},
+    };
+    ck_assert_int_eq(fnp_tree_compensate(u, 3, 2, 3, &r), 0);
+    ck_assert_uint_eq(r.clamped, 1);
+    ck_assert_uint_eq(u[2].ticks, 48);
+    ck_assert_uint_eq(u[1].ticks, 48); /* 50 - 80 - 3 clamped at 0 */
+}
+END_TEST
+
 /* The dict of p equals the numbers fnp_profile_add_tree derives from p's tree (below a
  * synthetic root of function proc, if not -1), exactly. */
 static void assert_dict_is_the_trees(const struct fnp_profile *p, int64_t proc)
@@ -454,7 +492,8 @@ START_TEST(hostile_numbers_stay_defined_and_never_negative)
     ck_assert_int_eq(fnp_tree_compensate(t, 3, 1e5, 1e5, &r), 0);
     for (size_t i = 0; i < 3; i++)
         ck_assert((int64_t)t[i].ticks >= 0);
-    ck_assert_uint_eq(r.not_taken, UINT64_MAX);
+    ck_assert_uint_eq(r.clamped, 3);
+    ck_assert_uint_gt(r.not_taken, UINT64_C(1) << 62);
 }
 END_TEST
 
@@ -467,6 +506,7 @@ static Suite *suite(void)
     tcase_add_test(c, a_context_is_clamped_at_zero_and_counted);
     tcase_add_test(c, recursion_keeps_cprofile_cumtime_of_the_outermost_call);
     tcase_add_test(c, a_folded_recursion_compensates_as_if_unfolded);
+    tcase_add_test(c, a_folded_recursion_settles_within_its_function_before_clamping);
     tcase_add_test(c, several_threads_hang_from_process_whose_time_follows_the_roots);
     tcase_add_test(c, the_dict_moves_by_what_the_tree_lost_where_the_tree_does_not_explain_it);
     tcase_add_test(c, hostile_numbers_stay_defined_and_never_negative);
