@@ -141,3 +141,4 @@ int main(int argc, char **argv)
     suite_add_tcase(s, c);
     return fnp_check_run(s);
 }
+/* SPDX-License-Identifier: MIT */
