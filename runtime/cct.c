@@ -498,6 +498,9 @@ FNP_NOINSTR struct fnp_node *fnp_cct_child(struct fnp_thread *t, struct fnp_node
     }
     if ((n = table_find(&t->contexts, parent, fn)) != NULL)
         goto found;
+    /* a function of an object loaded since: its library calls are hooked first (plt.c) */
+    if (FNP_UNLIKELY(fnp_libcalls_watch) && !(fn & FNP_REGION_TAG))
+        fnp_libcalls_seen(fn);
     if ((target = fold_target(parent, fn)) != NULL) {
         n = new_node(t, parent, fn, target);
         if (!n || table_add(&t->contexts, n))

@@ -33,6 +33,16 @@ static int own_path(const char *p)
     return strncmp(base, "libfnprof", 9) == 0;
 }
 
+/* PROF_LIBCALLS recorded calls into the library named base (plt.c keys them (base, 0,
+ * name)): their time is theirs, not their callers'. */
+static int calls_recorded(const struct fnp_profile *prof, const char *base)
+{
+    for (size_t i = 0; fnp_libcalls_watch && i < prof->nfuncs; i++)
+        if (prof->funcs[i].key.line == 0 && strcmp(prof->funcs[i].key.file, base) == 0)
+            return 1;
+    return 0;
+}
+
 void fnp_coverage_note(struct fnp_profile *prof, const struct fnp_modmap *map,
                        const struct fnp_symbolizer_api *api)
 {
@@ -53,6 +63,8 @@ void fnp_coverage_note(struct fnp_profile *prof, const struct fnp_modmap *map,
         if (api->functions(s, p, &f, &n, &hooks) || hooks || !n)
             continue;
         const char *base = strrchr(p, '/') + 1;
+        if (calls_recorded(prof, base))
+            continue;
         int k = snprintf(list + len, sizeof(list) - len, "%s%s", count ? ", " : "", base);
         if (k > 0 && len + (size_t)k < sizeof(list))
             len += (size_t)k;

@@ -246,6 +246,8 @@ __attribute__((constructor)) static void fnp_load(void)
     fnp_signals_init(fnp_symload_tool(), memory);
     if (fnp_config.filter && *fnp_config.filter)
         fnp_exclude_init(fnp_config.filter);
+    if (fnp_config.libcalls && *fnp_config.libcalls && strcmp(fnp_config.libcalls, "0") != 0)
+        fnp_libcalls_init(fnp_config.libcalls);
     uint64_t modes = FNP_ON | fnp_clock_mode();
     if (fnp_config.output && fnp_config.trace && fnp_trace_init() == 0)
         modes |= FNP_ON_TRACE;
@@ -254,8 +256,8 @@ __attribute__((constructor)) static void fnp_load(void)
     if (fnp_config.output)
         fnp_calibrate(modes);
     pthread_atfork(NULL, NULL, fnp_forked_child);
-    if (fnp_config.output && fnp_config.dump_signal && *fnp_config.dump_signal)
-        fnp_dumpsig_init();
+    if (fnp_config.output)
+        fnp_dumpsig_init(); /* PROF_DUMP_SIGNAL, PROF_TOGGLE_SIGNAL */
     /* quick_exit runs no destructor, only its own handlers: ours, registered first, runs
      * after the program's, as the destructor runs after its atexit handlers. */
     at_quick_exit(exit_dump);

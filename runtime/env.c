@@ -25,6 +25,8 @@
  *                PROF_OUTPUT with "%n" as the cycle's number (else ".cycle<n>" appended).
  *   PROF_DUMP_SIGNAL  a signal name (USR2, SIGUSR2, RTMIN+3) or number: on it the profile
  *                so far is written to PROF_OUTPUT and the program goes on (dumpsig.c).
+ *   PROF_TOGGLE_SIGNAL  a signal, named as PROF_DUMP_SIGNAL's: on it recording pauses if
+ *                it runs and resumes if paused (the pause fnprof_pause sets; dumpsig.c).
  *   PROF_TRACE   also write a Chrome trace of every call to this path (docs/trace.md).
  *   PROF_TRACE_EVENTS  calls the trace keeps at most (default 1000000, 24 bytes each).
  *   PROF_COMPENSATE  "1": the profile's times are compensated for the hooks' own cost
@@ -33,6 +35,9 @@
  *                attributed to its calling context (runtime/memory.c, docs/memory.md).
  *                Set alone, the calls are recorded for it and no timing file is written.
  *                The same rules as PROF_OUTPUT's for the path; libfnprof.so only.
+ *   PROF_LIBCALLS  record the calls instrumented code makes into other shared objects:
+ *                1 (all), patterns "libc.so.6:pthread_*,read", or a filter file
+ *                (runtime/plt.c, docs/libcalls.md). Read with PROF_OUTPUT or PROF_MEMORY.
  *   PROF_OWNER   set by fnprof itself, not by users: "<pid>:<file>" of the process that
  *                writes <file>, PROF_OUTPUT (else PROF_MEMORY) as its codes and rank name
  *                it. It is passed to every image started below that one (exec,
@@ -114,7 +119,9 @@ int fnp_env_load(void)
     fnp_config.start = secure_getenv("PROF_START");
     fnp_config.schedule = secure_getenv("PROF_SCHEDULE");
     fnp_config.dump_signal = secure_getenv("PROF_DUMP_SIGNAL");
+    fnp_config.toggle = secure_getenv("PROF_TOGGLE_SIGNAL");
     fnp_config.filter = secure_getenv("PROF_FILTER");
+    fnp_config.libcalls = secure_getenv("PROF_LIBCALLS");
     fnp_config.trace_events = positive("PROF_TRACE_EVENTS");
     fnp_config.max_nodes = positive("PROF_MAX_NODES");
     const char *compensate = secure_getenv("PROF_COMPENSATE");

@@ -125,6 +125,7 @@ static FNP_NOINSTR void cut_to_jmpbuf(const void *env)
     if (!(sp > here && sp - here < ((uintptr_t)1 << 30)))
         return;
     struct fnp_thread *t = fnp_tls;
+    fnp_libcalls_jump(here, sp); /* library calls in flight there are left (plt_call.c) */
     int64_t depth = t ? setjmp_depth(t, (uintptr_t)env, sp) : -1;
     if (depth >= 0 && __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED))
         fnp_cct_cut(t, (uint32_t)depth, fnp_clock_now());

@@ -142,6 +142,11 @@ static uintptr_t intern(const char *file, int line, const char *name)
     return intern_as(file, line, name, 0);
 }
 
+uintptr_t fnp_region_key(const char *file, int line, const char *name)
+{
+    return intern(file, line, name);
+}
+
 /* A child would otherwise wait for ever in its first new region. */
 FNP_FORK_SAFE_LOCK(fnp_region_atfork, lock)
 

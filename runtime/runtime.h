@@ -154,6 +154,7 @@ struct fnp_thread {
     uint64_t trace_dropped;               /* calls not traced: the event limit was reached */
     char name[16];                        /* the thread's name when it ended (trace.c) */
     struct fnp_mem_thread *mem;           /* owner: PROF_MEMORY's contexts (memory.c) */
+    struct fnp_lc_pool *libcalls;         /* owner: PROF_LIBCALLS's calls in flight (plt.h) */
 };
 
 /* Home slot of (parent, fn) in a table whose shift is shift. Multiplicative (Fibonacci)
@@ -448,6 +449,7 @@ struct fnp_config {
     const char *start;        /* PROF_START: running (default) or paused */
     const char *schedule;     /* PROF_SCHEDULE */
     const char *dump_signal;  /* PROF_DUMP_SIGNAL */
+    const char *toggle;       /* PROF_TOGGLE_SIGNAL */
     char *trace;              /* PROF_TRACE made absolute at load */
     uint64_t trace_events;    /* PROF_TRACE_EVENTS; 0: the default */
     const char *filter;       /* PROF_FILTER: a Score-P filter file */
@@ -455,6 +457,7 @@ struct fnp_config {
     char *memory;             /* PROF_MEMORY made absolute at load; NULL: no memory profile */
     char *owner_mark;         /* "PROF_OWNER=<pid>:<file>" for the images this process starts
                                  (exec.c; never in its own environ); NULL: none */
+    const char *libcalls;     /* PROF_LIBCALLS: which library calls to record (plt.c) */
     int compensate;           /* PROF_COMPENSATE=1: times without the hooks' cost (calibrate.c) */
 };
 
@@ -727,6 +730,15 @@ void fnp_control_exit(void);
 /* fnprof_step calls so far. */
 uint64_t fnp_control_steps(void);
 void fnp_control_atfork(void);
+/* PROF_TOGGLE_SIGNAL (dumpsig.c): flips the user pause; returns the new one (1 paused). */
+int fnp_control_toggle(void);
+/* FNP_LIVE_RECORDING, _PAUSED, _SCHEDULED or _ENDED (profile.h), for fnprof record. */
+char fnp_control_state(void);
+/* fnprof record's window: the mark starts it (what was recorded so far is left out of the
+ * window's dump, open calls counting as calls from the mark, as after a reset); the
+ * window's dump writes what came since, whatever resets and cycles came between. */
+void fnp_control_mark(void);
+int fnp_control_window(const char *path, int quiet);
 
 /* ---- region.c: named regions ------------------------------------------------------- */
 
@@ -738,6 +750,29 @@ void fnp_region_atfork(void);
 /* An interpreter's frames were keyed (fnprof_frame_key): its own binary and modules are
  * uninstrumented by nature, and coverage.c does not list them. */
 int fnp_frames_keyed(void);
+
+/* Interns (file, line, name) as a region's key (its strings copied; file is told apart by
+ * its address, so pass the same pointer for the same file): FNP_REGION_TAG | n, or 0 when
+ * there is no room or memory. plt.c keys library calls so. */
+uintptr_t fnp_region_key(const char *file, int line, const char *name);
+
+/* ---- plt.c, plt_call.c: PROF_LIBCALLS (docs/libcalls.md) ---------------------------- */
+
+/* Set once library calls are hooked: the tree's cold path then reports new functions. */
+extern int fnp_libcalls_watch;
+/* At load: hooks what the pattern text asks for in the instrumented objects loaded. */
+void fnp_libcalls_init(const char *text);
+/* Hooks the objects loaded since (a dlopen wrapper's, after the real dlopen). */
+void fnp_libcalls_loaded(void);
+/* The tree's cold path makes a node for key (an address with its module generation): if no
+ * object seen so far holds it, a new object came, and is hooked. */
+void fnp_libcalls_seen(uintptr_t key);
+/* A longjmp from sp from to sp to: the library calls in flight between are gone. */
+void fnp_libcalls_jump(uintptr_t from, uintptr_t to);
+/* A thread ended: its calls in flight are gone (its state is reused). */
+void fnp_libcalls_thread_ended(struct fnp_thread *t);
+/* Library calls let through unrecorded for want of room, over every thread. */
+uint64_t fnp_libcalls_dropped(void);
 
 /* ---- meta.c: the run's metadata ---------------------------------------------------- */
 
@@ -765,12 +800,15 @@ int fnp_calibration_ticks(double *in, double *out);
  * PROF_COMPENSATE=1 (one line on stderr, once, when they cannot be). */
 void fnp_calibrate_note(struct fnp_profile *p);
 
-/* ---- dumpsig.c: PROF_DUMP_SIGNAL ------------------------------------------------------ */
+/* ---- dumpsig.c: PROF_DUMP_SIGNAL, PROF_TOGGLE_SIGNAL, fnprof record's requests ------- */
 
-/* Installs the handler and starts the thread that dumps when the signal comes. */
+/* With PROF_DUMP_SIGNAL or PROF_TOGGLE_SIGNAL (either, both, or neither: then nothing):
+ * installs the handlers and starts the thread that does what the signals ask. */
 void fnp_dumpsig_init(void);
 /* In a forked child: a semaphore and a thread of its own. */
 void fnp_dumpsig_after_fork(void);
+/* The state of recording changed (control.c): the thread shows it again. */
+void fnp_dumpsig_notify(void);
 
 /* ---- trace.c: PROF_TRACE ------------------------------------------------------------- */
 

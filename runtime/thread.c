@@ -42,6 +42,7 @@ static FNP_NOINSTR void thread_ended(void *arg)
         return;
     }
     t->skipped = 0;
+    fnp_libcalls_thread_ended(t);
     fnp_tls = NULL;
     __atomic_store_n(&t->in_use, 0, __ATOMIC_RELEASE);
 }

@@ -19,9 +19,10 @@ endif()
 # wrappers first in LD_PRELOAD; alone: the wrappers alone preloaded into a program not
 # linked with fnprof (nothing recorded, said once a rank); fork: each rank's forked child
 # folded into the rank's file by fnprof run; more: MPI-IO, topology, neighbourhood and
-# one-sided wrappers (tests/mpi/more_calls.c).
+# one-sided wrappers (tests/mpi/more_calls.c); libcalls: fnprof run --mpi --libcalls, the
+# MPI calls still the wrappers' and exact (docs/libcalls.md).
 foreach(case env_rank env_plain exported linked run_rank run_plain count filter no_lib
-        reversed alone fork more)
+        reversed alone fork more libcalls)
     set(fnp_mpi_args)
     if(fnp_mpi_skip AND NOT case STREQUAL "no_lib")
         set(fnp_mpi_args --skip "${fnp_mpi_skip}")
@@ -36,6 +37,8 @@ foreach(case env_rank env_plain exported linked run_rank run_plain count filter 
     set_tests_properties(e2e.mpi.${case} PROPERTIES LABELS "e2e;mpi" TIMEOUT 300
                          SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
 endforeach()
+
+set_tests_properties(e2e.mpi.libcalls PROPERTIES LABELS "e2e;mpi;libcalls")
 
 # The same cases under MPICH beside Open MPI (mpicc.mpich, Hydra's mpiexec.hydra, the
 # wrappers built for MPICH: libfnprof-mpich.so), as e2e.mpi.<case>.mpich; mismatch:

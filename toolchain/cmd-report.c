@@ -11,6 +11,7 @@
  * (a file without metadata, as CPython's, prints pstats' text alone); and --unit, times in
  * ms, us or ns (torch.profiler's override), the columns widened and titled with the unit.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -89,7 +90,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: fnprof report FILE [--sort KEY]... [--limit N] [--callers] [--callees]\n"
-            "                   [--unit s|ms|us|ns] [--no-meta] [--short-names] [--compensate]\n"
+            "                   [--unit s|ms|us|ns] [--no-meta] [--short-names] [--no-waits]\n"
+            "                   [--compensate]\n"
             "       fnprof report --memory FILE [--sort KEY] [--limit N] [--exact] [--no-meta]\n"
             "                   [--short-names]\n"
             "\n"
@@ -113,6 +115,10 @@ static void usage(FILE *out)
             "                   (tottime(ms), percall(ms), ...). A count-only profile's\n"
             "                   times are calls: they stay as they are, with a note\n"
             "      --no-meta    leave the metadata out\n"
+            "      --no-waits   every function's times with the time of the waits under\n"
+            "                   it taken out (pthread_cond_wait, poll, read, usleep...:\n"
+            "                   library calls PROF_LIBCALLS recorded; docs/libcalls.md),\n"
+            "                   computed on the call tree; said in the metadata\n"
             "      --compensate times without the hooks' own cost, from the calibration\n"
             "                   the run stored (as PROF_COMPENSATE=1 writes them; the\n"
             "                   metadata says so: fnprof.compensated)\n"
@@ -689,26 +695,41 @@ static int parse_mem_sort(const char *word, const struct mem_sort **out)
     return -1;
 }
 
+/* --no-waits: *p replaced by the profile with the waits' time taken out (waits.c). 0, or -1
+ * when it cannot be (said; *p freed). */
+static int without_waits(const char *path, struct fnp_profile *p)
+{
+    struct fnp_profile out;
+    struct fnp_waits w;
+    int rc = fnp_profile_without_waits(p, &out, &w);
+    if (rc == -EINVAL)
+        fnp_cli_error("report",
+                      "%s: --no-waits needs the calling-context tree of a timed run "
+                      "(fnprof's own, not count-only)",
+                      path);
+    else if (rc)
+        fnp_cli_error("report", "%s: out of memory", path);
+    fnp_profile_free(p);
+    if (rc)
+        return -1;
+    *p = out;
+    return 0;
+}
+
 int fnp_cmd_report(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"sort", required_argument, NULL, 's'},
-        {"limit", required_argument, NULL, 'n'},
-        {"callers", no_argument, NULL, 'C'},
-        {"callees", no_argument, NULL, 'E'},
-        {"unit", required_argument, NULL, 'u'},
-        {"no-meta", no_argument, NULL, 'M'},
-        {"memory", no_argument, NULL, 'm'},
-        {"exact", no_argument, NULL, 'X'},
-        {"help", no_argument, NULL, 'h'},
-        {"short-names", no_argument, NULL, 'S'},
-        {"no-short-names", no_argument, NULL, 'N'},
-        {"compensate", no_argument, NULL, 'K'},
-        {NULL, 0, NULL, 0},
+        {"sort", required_argument, NULL, 's'},     {"limit", required_argument, NULL, 'n'},
+        {"callers", no_argument, NULL, 'C'},        {"callees", no_argument, NULL, 'E'},
+        {"unit", required_argument, NULL, 'u'},     {"no-meta", no_argument, NULL, 'M'},
+        {"memory", no_argument, NULL, 'm'},         {"exact", no_argument, NULL, 'X'},
+        {"help", no_argument, NULL, 'h'},           {"short-names", no_argument, NULL, 'S'},
+        {"no-short-names", no_argument, NULL, 'N'}, {"no-waits", no_argument, NULL, 'W'},
+        {"compensate", no_argument, NULL, 'K'},     {NULL, 0, NULL, 0},
     };
     const char *sorts[MAX_KEYS];
     size_t nsorts = 0;
-    int memory = 0, exact = 0;
+    int memory = 0, exact = 0, no_waits = 0;
     struct report r = {0};
     size_t limit = DEFAULT_LIMIT;
     int callers = 0, callees = 0, meta = 1, compensate = 0, c;
@@ -721,6 +742,9 @@ int fnp_cmd_report(int argc, char **argv)
             break;
         case 'X':
             exact = 1;
+            break;
+        case 'W':
+            no_waits = 1;
             break;
         case 'S':
         case 'N':
@@ -780,6 +804,9 @@ int fnp_cmd_report(int argc, char **argv)
     if (!r.nfields)
         add_sort_key(&r, "cumtime");
     const char *path = argv[optind];
+    if (memory && no_waits)
+        return fnp_cli_usage_error("report", "--no-waits goes with a timing profile, not "
+                                             "--memory");
     if (memory && (callers || callees || unit || compensate))
         return fnp_cli_usage_error("report", "--memory prints its own table: no --callers, "
                                              "--callees, --unit or --compensate");
@@ -809,6 +836,8 @@ int fnp_cmd_report(int argc, char **argv)
         fnp_profile_free(&p);
         return status;
     }
+    if (no_waits && without_waits(path, &p))
+        return FNP_EXIT_FAILURE;
     if (unit && p.tree_kind == FNP_TREE_CALLS) {
         /* docs: a count-only run's "seconds" are calls; ms of calls would mean nothing. */
         fnp_cli_error("report",

@@ -42,7 +42,7 @@
 static void usage(FILE *out)
 {
     fprintf(out, "usage: fnprof run [-o FILE] [--quiet] [--no-merge] [--mpi]\n"
-                 "                  [--] PROGRAM [ARGS...]\n"
+                 "                  [--libcalls[=WHICH]] [--] PROGRAM [ARGS...]\n"
                  "\n"
                  "Runs PROGRAM with libfnprof.so preloaded (LD_PRELOAD); its instrumented\n"
                  "functions are profiled and the profile written to FILE when it exits.\n"
@@ -72,6 +72,12 @@ static void usage(FILE *out)
                  "                     function of the profile, under the function that\n"
                  "                     made it; run once per rank: mpirun -np 4 fnprof run\n"
                  "                     --mpi -o out.%%r.prof -- ./app (docs/mpi.md)\n"
+                 "      --libcalls, --libcalls=WHICH\n"
+                 "                     also record the calls instrumented code makes into\n"
+                 "                     other libraries (memcpy, qsort, pthread_cond_wait),\n"
+                 "                     each a function keyed (library, 0, name): all of\n"
+                 "                     them, or WHICH, e.g. libc.so.6:pthread_*,read or a\n"
+                 "                     filter file (PROF_LIBCALLS; docs/libcalls.md)\n"
                  "  -h, --help         show this help\n");
 }
 
@@ -545,16 +551,18 @@ static int run_and_gather(char **argv, const char *out, int quiet)
 
 int fnp_cmd_run(int argc, char **argv)
 {
-    enum { OPT_NO_MERGE = 256, OPT_MPI };
+    enum { OPT_NO_MERGE = 256, OPT_MPI, OPT_LIBCALLS };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},
         {"no-merge", no_argument, NULL, OPT_NO_MERGE},
         {"mpi", no_argument, NULL, OPT_MPI},
+        {"libcalls", optional_argument, NULL, OPT_LIBCALLS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *output = DEFAULT_OUTPUT;
+    const char *libcalls = NULL;
     int quiet = 0, merge = 1, mpi = 0, c;
     opterr = 0;
     /* '+': options end at PROGRAM, whose own options are its business. */
@@ -571,6 +579,9 @@ int fnp_cmd_run(int argc, char **argv)
             break;
         case OPT_MPI:
             mpi = 1;
+            break;
+        case OPT_LIBCALLS:
+            libcalls = optarg && *optarg ? optarg : "1";
             break;
         case 'h':
             usage(stdout);
@@ -600,7 +611,8 @@ int fnp_cmd_run(int argc, char **argv)
         return FNP_EXIT_FAILURE;
     }
     if (setenv("PROF_OUTPUT", out, 1) || setenv("LD_PRELOAD", preload, 1) ||
-        (quiet && setenv("PROF_QUIET", "1", 1))) {
+        (quiet && setenv("PROF_QUIET", "1", 1)) ||
+        (libcalls && setenv("PROF_LIBCALLS", libcalls, 1))) {
         fnp_cli_error("run", "setenv: %s", strerror(errno));
         return FNP_EXIT_FAILURE;
     }

@@ -26,7 +26,12 @@
  *    "edges": [caller, callee, nc, pc, tt, ct, ...], (six numbers per caller->callee edge)
  *    "tree": {"func": [], "up": [],                  (up: 0 for a root, else i - parent)
  *             "thread": [],                          (one per root, in the roots' order)
- *             "calls": [], "incl": []}}              (per node; incl in ticks)
+ *             "calls": [], "incl": []},              (per node; incl in ticks)
+ *    "nowait": {"waits": [func, ...],                (only when the run recorded waits:
+ *               "seconds": s, "calls": n,             library calls that block, see
+ *               "tt": [], "ct": [], "edges": [tt, ct, ...], "incl": []}}
+ *                                                     profile/waits.c; the same numbers
+ *                                                     with their time taken out)
  */
 #include <errno.h>
 #include <math.h>
@@ -227,6 +232,72 @@ static void write_tree(struct out *o, const struct fnp_profile *p, const uint64_
     out_puts(o, "]}");
 }
 
+/*
+ * The page's "without waits" switch: when the run recorded library calls that wait
+ * (PROF_LIBCALLS; profile/waits.c), every number again with their time taken out, in the
+ * same order (functions, edges, tree nodes). Nothing when there is none, or no timed tree.
+ * Returns 0 or -ENOMEM.
+ */
+static int write_nowait(struct out *o, const struct fnp_profile *p)
+{
+    size_t nwaits = 0;
+    for (size_t f = 0; f < p->nfuncs; f++)
+        nwaits += fnp_key_is_wait(&p->funcs[f].key) != 0;
+    if (!nwaits || p->tree_kind != FNP_TREE_TIME)
+        return 0;
+    struct fnp_profile q;
+    struct fnp_waits w;
+    int rc = fnp_profile_without_waits(p, &q, &w);
+    if (rc)
+        return rc == -EINVAL ? 0 : rc;
+    size_t n = p->ntree;
+    int same = q.ntree == n && q.nfuncs == p->nfuncs;
+    for (size_t i = 0; same && i < n; i++)
+        same = q.tree[i].func == p->tree[i].func && q.tree[i].parent == p->tree[i].parent;
+    uint64_t *self = malloc((n ? n : 1) * sizeof(*self)),
+             *incl = malloc((n ? n : 1) * sizeof(*incl));
+    if (!self || !incl) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    if (!same)
+        goto out;
+    fnp_tree_values(&q, self, incl);
+    out_puts(o, ",\n\"nowait\":{\"waits\":[");
+    char sep = 0;
+    for (size_t f = 0; f < p->nfuncs; f++)
+        if (fnp_key_is_wait(&p->funcs[f].key)) {
+            out_u64(o, f, sep);
+            sep = ',';
+        }
+    out_puts(o, "],\"seconds\":");
+    out_double(o, (double)w.ticks * p->tick_seconds, 0);
+    out_puts(o, ",\"calls\":");
+    out_u64(o, w.calls, 0);
+    out_puts(o, ",\n\"tt\":[");
+    for (size_t f = 0; f < q.nfuncs; f++)
+        out_double(o, q.funcs[f].st.tottime, f ? ',' : 0);
+    out_puts(o, "],\n\"ct\":[");
+    for (size_t f = 0; f < q.nfuncs; f++)
+        out_double(o, q.funcs[f].st.cumtime, f ? ',' : 0);
+    out_puts(o, "],\n\"edges\":[");
+    for (size_t i = 0; i < p->nedges; i++) {
+        int64_t e = fnp_profile_find_edge(&q, p->edges[i].caller, p->edges[i].callee);
+        const struct fnp_stats *st = e >= 0 ? &q.edges[e].st : &p->edges[i].st;
+        out_double(o, st->tottime, i ? ',' : 0);
+        out_double(o, st->cumtime, ',');
+    }
+    out_puts(o, "],\n\"incl\":[");
+    for (size_t i = 0; i < n; i++)
+        out_u64(o, incl[i], i ? ',' : 0);
+    out_puts(o, "]}");
+out:
+    free(self);
+    free(incl);
+    fnp_profile_free(&q);
+    return rc;
+}
+
 int fnp_view_html(const struct fnp_profile *p, const struct fnp_view_opts *opts, struct fnp_sink *s)
 {
     const char *title = opts && opts->title ? opts->title : "profile";
@@ -289,6 +360,11 @@ int fnp_view_html(const struct fnp_profile *p, const struct fnp_view_opts *opts,
     write_funcs(o, p, file_of, labels, names);
     write_edges(o, p);
     write_tree(o, p, incl);
+    if ((err = write_nowait(o, p)) != 0) {
+        if (!s->err)
+            s->err = err;
+        goto out;
+    }
     out_flush(o);
     fnp_sink_puts(s, "}\n</script>\n<script>\n");
     fnp_sink_write(s, fnp_html_js, sizeof(fnp_html_js) - 1);

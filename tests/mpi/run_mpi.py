@@ -20,7 +20,9 @@ under mpirun with libfnprof.so and libfnprof-mpi.so, and checks every rank's fil
 Cases: env_rank (-x PROF_OUTPUT=out.%r.prof), env_plain (out.prof: ".rank<r>"), linked
 (the program linked with -lfnprof, PROF_OUTPUT in mpirun's own environment, only the
 wrappers preloaded), run_rank and run_plain
-(fnprof run --mpi -o ...), count (PROF_TIMER=none), filter (PROF_FILTER leaves MPI_Barrier
+(fnprof run --mpi -o ...), libcalls (fnprof run --mpi --libcalls: the MPI calls still the
+wrappers', exact, none of them or of PMPI_* a library call; rank 0's printf one, under main),
+count (PROF_TIMER=none), filter (PROF_FILTER leaves MPI_Barrier
 and work out), no_lib (fnprof run --mpi without libfnprof-mpi.so: a clear error),
 reversed (LD_PRELOAD=libfnprof-mpi.so:libfnprof.so: either order works), alone
 (libfnprof-mpi.so preloaded alone into a program not linked with fnprof: libc's empty hooks
@@ -154,7 +156,28 @@ def check_files(work, names, keep):
 counts = fnptree.name_counts
 
 
-def check_rank(path, rank, want, count_only=False, source="imbalance"):
+def is_libcall(key):
+    """A library call PROF_LIBCALLS recorded: (library file name, 0, name)."""
+    f, line, _ = key
+    return line == 0 and ".so" in f and "/" not in f
+
+
+def check_libcalls(path, rank):
+    """fnprof run --mpi --libcalls: no MPI or PMPI function is a library call (the wrappers
+    stay the MPI calls' functions), and rank 0's one printf is, under main."""
+    stats = fnptree.read(path)[0]
+    calls = {k: v for k, v in stats.items() if is_libcall(k)}
+    mpi = [k for k in calls if k[2].startswith(("MPI_", "PMPI_"))]
+    if mpi:
+        fail(f"{path}: MPI calls recorded as library calls: {mpi}")
+    printf = [(v[1], {c[2]: n[0] for c, n in v[4].items()}) for k, v in calls.items()
+              if k[2] == "printf"]
+    want = [(1, {"main": 1})] if rank == 0 else []
+    if printf != want:
+        fail(f"{path}: printf as a library call {printf}, expected {want}")
+
+
+def check_rank(path, rank, want, count_only=False, source="imbalance", libcalls=False):
     stats, tree, meta = fnptree.read_all(path)
     if tree is None:
         fail(f"{path}: no calling-context tree")
@@ -166,7 +189,7 @@ def check_rank(path, rank, want, count_only=False, source="imbalance"):
         fail(f"{path}: metadata rank {meta.get('rank')!r} size {meta.get('size')!r}, "
              f"expected {rank!r} and {NP!r}")
     for (f, line, name) in stats:
-        if f == "~":
+        if f == "~" or (libcalls and is_libcall((f, line, name))):
             continue
         if name.startswith("MPI_"):
             # the MPI library's functions: one key on every machine, no build path
@@ -176,7 +199,9 @@ def check_rank(path, rank, want, count_only=False, source="imbalance"):
         where = f"tests/mpi/{source}.c"
         if not f.endswith(where) or line <= 0:
             fail(f"{path}: {name} keyed {f}:{line}, expected a line of {where}")
-    got = {n: v for n, v in counts(stats).items() if not n.startswith("<")}
+    got = {n: v for n, v in counts({k: v for k, v in stats.items()
+                                   if not (libcalls and is_libcall(k))}).items()
+           if not n.startswith("<")}
     wrong = []
     for name in sorted(set(got) | set(want)):
         if name not in want:
@@ -487,6 +512,9 @@ def main():
     elif args.case == "run_rank":
         cmd = base + [args.fnprof, "run", "--mpi", "-o", "out.%r.prof", "--"]
         names = [f"out.{rk}.prof" for rk in range(NP)]
+    elif args.case == "libcalls":
+        cmd = base + [args.fnprof, "run", "--mpi", "--libcalls", "-o", "out.%r.prof", "--"]
+        names = [f"out.{rk}.prof" for rk in range(NP)]
     elif args.case == "run_plain":
         cmd = base + [args.fnprof, "run", "--mpi", "-q", "-o", "out.prof", "--"]
         names = [f"out.prof.rank{rk}" for rk in range(NP)]
@@ -516,7 +544,9 @@ def main():
         fail(f"fnprof run -q wrote to stderr: {r.stderr!r}")
     paths = check_files(work, names, keep)
     for rk in range(NP):
-        check_rank(paths[rk], rk, want_funcs[rk], count_only)
+        check_rank(paths[rk], rk, want_funcs[rk], count_only, libcalls=args.case == "libcalls")
+        if args.case == "libcalls":
+            check_libcalls(paths[rk], rk)
     if args.case == "env_rank" or args.case == "run_plain":
         check_ranks_cmd(args, paths)
         check_merge(args, paths, want_funcs, work)

@@ -53,6 +53,11 @@
         pcallsAll += F.pc[f];
         ttAll += F.tt[f];
     }
+    /* Library calls that wait (PROF_LIBCALLS): D.nowait has every number without them. */
+    const NW = D.nowait || null;
+    const isWait = new Uint8Array(nf);
+    for (const f of NW ? NW.waits : [])
+        isWait[f] = 1;
     let lower = null; /* stdName lower-cased, made on the first filter */
 
     /* ---- the tree, with an "all" root and, for several threads, one node per thread ---- */
@@ -71,10 +76,6 @@
     const calls = new Float64Array(N);
     func.set(T.func);
     calls.set(T.calls);
-    /* A node's own value is its inclusive ticks less its children's: exact in ticks (the
-     * writer made incl so), converted once. */
-    for (let i = 0; i < n; i++)
-        self[i] = T.incl[i];
     for (let i = 0, r = 0; i < n; i++) {
         const up = T.up[i];
         if (up === 0) {
@@ -82,12 +83,7 @@
             parent[i] = nth > 1 ? n + 1 + th : ALL;
         } else {
             parent[i] = i - up;
-            self[i - up] -= T.incl[i];
         }
-    }
-    for (let i = 0; i < n; i++) {
-        incl[i] = T.incl[i] * D.tick;
-        self[i] *= D.tick;
     }
     for (let t = 0; t < nth && nth > 1; t++)
         parent[n + 1 + t] = ALL;
@@ -99,12 +95,28 @@
             first[p] = i;
         }
     }
-    for (let c = first[ALL]; c >= 0; c = next[c]) {
-        if (c > n) /* a thread: sum its roots */
-            for (let r = first[c]; r >= 0; r = next[r])
-                incl[c] += incl[r];
-        incl[ALL] += incl[c];
+    /* The values from inclusive ticks (the tree's, or the ones without waits): a node's own
+     * value is its inclusive ticks less its children's, exact in ticks (the writer made
+     * them so), converted once. */
+    function values(src) {
+        incl.fill(0);
+        for (let i = 0; i < n; i++)
+            self[i] = src[i];
+        for (let i = 0; i < n; i++)
+            if (T.up[i] !== 0)
+                self[i - T.up[i]] -= src[i];
+        for (let i = 0; i < n; i++) {
+            incl[i] = src[i] * D.tick;
+            self[i] *= D.tick;
+        }
+        for (let c = first[ALL]; c >= 0; c = next[c]) {
+            if (c > n) /* a thread: sum its roots */
+                for (let r = first[c]; r >= 0; r = next[r])
+                    incl[c] += incl[r];
+            incl[ALL] += incl[c];
+        }
     }
+    values(T.incl);
     const nodeLabel = (v) => v === ALL ? "all" : v > n ? D.threads[v - n - 1] : label[func[v]];
 
     /* ---- formatting ---------------------------------------------------------------------- */
@@ -180,6 +192,9 @@
              aria-label="Filter functions"
              autocomplete="off" spellcheck="false">
       <span id="count" class="muted"></span>
+      <label id="waitsw" class="switch" hidden
+             title="Every time with the time of the waits under it taken out: pthread_cond_wait, poll, read, usleep... (docs/libcalls.md)"><input
+             type="checkbox" id="nowait"> without waits</label>
     </div>
     <table id="table">
       <colgroup><col class="c-n"><col class="c-t"><col class="c-p"><col class="c-t">
@@ -210,7 +225,8 @@
         (COUNT ? " \u00b7 a count-only profile: values are calls, not time"
                : " in " + sec(ttAll) + " seconds") +
         " \u00b7 " + group(nf) + " functions \u00b7 " + group(n) + " call paths" +
-        (nth > 1 ? " \u00b7 " + nth + " threads" : "");
+        (nth > 1 ? " \u00b7 " + nth + " threads" : "") +
+        (NW ? " \u00b7 " + sec(NW.seconds) + " s waiting in " + group(NW.calls) + " calls" : "");
     /* The run's metadata: the program's own strings, so text nodes, never markup. */
     if (D.meta && D.meta.length) {
         const dl = $("meta");
@@ -533,6 +549,8 @@
                    esc(file.slice(slash)) + ":" + F.line[f] + '(<span class="nm">' +
                    esc(shortName[f]) + "</span>)";
         }
+        if (isWait[f])
+            html += ' <span class="tag" title="a library call that waits">wait</span>';
         return '<td class="fn" title="' + esc(stdName(f)) + '"><bdi>' + html + "</bdi></td>";
     };
     const bar = (x, of) => of > 0 ? ' style="--w:' + Math.min(100, 100 * x / of).toFixed(1) + '%"'
@@ -605,7 +623,7 @@
 
     /* ---- the selected function: its callers and callees, cProfile's edge numbers ------- */
 
-    const E = D.edges;
+    let E = D.edges;
 
     function edgeTable(id, title, list, other) {
         list.sort((a, b) => E[b + 5] - E[a + 5] || E[b + 2] - E[a + 2]);
@@ -667,6 +685,36 @@
         if (tr)
             select(+tr.dataset.f);
     });
+
+    /* ---- without waits: the same page with the waits' time taken out ---------------------- */
+
+    if (NW) {
+        const withWaits = {tt: F.tt, ct: F.ct, edges: D.edges, ttAll};
+        const edgesNW = D.edges.slice();
+        for (let e = 0, k = 0; e < edgesNW.length; e += 6, k += 2) {
+            edgesNW[e + 4] = NW.edges[k];
+            edgesNW[e + 5] = NW.edges[k + 1];
+        }
+        let ttNW = 0;
+        for (let f = 0; f < nf; f++)
+            ttNW += NW.tt[f];
+        $("waitsw").hidden = false;
+        $("nowait").addEventListener("change", (e) => {
+            const off = e.target.checked;
+            F.tt = off ? NW.tt : withWaits.tt;
+            F.ct = off ? NW.ct : withWaits.ct;
+            E = off ? edgesNW : withWaits.edges;
+            ttAll = off ? ttNW : withWaits.ttAll;
+            values(off ? NW.incl : T.incl);
+            if (n)
+                layout();
+            sortRows();
+            filterRows();
+            renderTable();
+            if (selected >= 0)
+                select(selected);
+        });
+    }
 
     /* ---- first render ---------------------------------------------------------------------- */
 
