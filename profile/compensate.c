@@ -314,6 +314,15 @@ int fnp_profile_compensate(struct fnp_profile *p, struct fnp_compensated *r)
     if (rc)
         return rc;
     size_t n = p->ntree;
+    /* Past 2^62 ticks (146 years at 1 ns) a tree holds no run's times, only a crafted file's
+     * or sums that saturated: its dict was never held to it (tree_read.c), and would not
+     * follow it. */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t back =
+            p->tree[i].back < 0 ? 0 - (uint64_t)p->tree[i].back : (uint64_t)p->tree[i].back;
+        if (p->tree[i].ticks >= UINT64_C(1) << 62 || back >= UINT64_C(1) << 62)
+            return -ERANGE;
+    }
     struct fnp_tree_node *t = malloc((n ? n : 1) * sizeof(*t));
     if (!t)
         return -ENOMEM;
@@ -321,6 +330,10 @@ int fnp_profile_compensate(struct fnp_profile *p, struct fnp_compensated *r)
         memcpy(t, p->tree, n * sizeof(*t));
     /* ns to the tree's ticks: the same double arithmetic wherever it runs */
     double in = ns.in * 1e-9 / p->tick_seconds, out = ns.out * 1e-9 / p->tick_seconds;
+    if (!isfinite(in) || !isfinite(out)) {
+        free(t);
+        return -ERANGE; /* a tick no clock has (a crafted file): no cost in ticks */
+    }
     struct fnp_profile raw, comp;
     fnp_profile_init(&raw);
     fnp_profile_init(&comp);
@@ -368,6 +381,9 @@ const char *fnp_compensate_strerror(int rc)
     case -EINVAL:
         return "its calibration (" FNP_META_HOOK_IN ", " FNP_META_HOOK_OUT
                ") is not two costs in ns";
+    case -ERANGE:
+        return "its times are out of range (ticks past 2^62, or a tick shorter than any "
+               "clock's)";
     default:
         return strerror(-rc);
     }

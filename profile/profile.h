@@ -341,7 +341,8 @@ int fnp_tree_compensate(struct fnp_tree_node *t, size_t n, double in, double out
  * The runtime's dump (PROF_COMPENSATE=1) and `fnprof report/convert --compensate` call
  * this. 0 (r, may be NULL, filled), or p unchanged and -EALREADY (compensated already),
  * -ENOTSUP (no time tree: count-only, memory, none), -ENOENT (no calibration), -EINVAL (a
- * malformed one), -ENOMEM. */
+ * malformed one), -ERANGE (ticks past 2^62, which no run holds, or a tick so short that
+ * the cost is no number of ticks), -ENOMEM. */
 int fnp_profile_compensate(struct fnp_profile *p, struct fnp_compensated *r);
 /* Words for fnp_profile_compensate's refusals. */
 const char *fnp_compensate_strerror(int rc);

@@ -463,6 +463,14 @@ START_TEST(refusals_leave_the_profile_as_it_was)
     p.mem = mem;
     ck_assert_int_eq(fnp_profile_compensate(&p, NULL), -ENOTSUP);
     p.mem = NULL;
+    p.tick_seconds = 1e-320; /* a crafted file's tick: the cost in ticks is no number */
+    ck_assert_int_eq(fnp_profile_compensate(&p, NULL), -ERANGE);
+    ck_assert_ptr_nonnull(strstr(fnp_compensate_strerror(-ERANGE), "tick"));
+    p.tick_seconds = 1e-9;
+    p.tree[1].ticks = UINT64_C(1) << 62; /* no run's: sums that saturated, a crafted file */
+    ck_assert_int_eq(fnp_profile_compensate(&p, NULL), -ERANGE);
+    ck_assert_uint_eq(p.tree[1].ticks, UINT64_C(1) << 62);
+    p.tick_seconds = 1e-9;
     fnp_tree_clear(&p);
     ck_assert_int_eq(fnp_profile_compensate(&p, NULL), -ENOTSUP);
     ck_assert(p.funcs[0].st.cumtime == NS(1000));

@@ -301,8 +301,15 @@ static void compensated(const struct fnp_profile *x, size_t len)
         got = -ENOMEM;
     struct fnp_compensated r;
     int rc = fnp_profile_compensate(&q, &r);
-    CHECK(rc == 0 || rc == -EALREADY || rc == -ENOTSUP || rc == -EINVAL || rc == -ENOMEM);
+    CHECK(rc == 0 || rc == -EALREADY || rc == -ENOTSUP || rc == -EINVAL || rc == -ERANGE ||
+          rc == -ENOMEM);
     CHECK(rc != -EINVAL || got == -EINVAL);
+    int huge = 0; /* what -ERANGE is for: a tick no clock has, ticks past 2^62 */
+    for (size_t i = 0; i < q.ntree; i++)
+        huge |= q.tree[i].ticks >= UINT64_C(1) << 62 ||
+                (q.tree[i].back < 0 ? 0 - (uint64_t)q.tree[i].back : (uint64_t)q.tree[i].back) >=
+                    UINT64_C(1) << 62;
+    CHECK(rc != -ERANGE || q.tick_seconds < 1e-290 || huge);
     if (rc == 0) {
         CHECK(r.contexts == q.ntree && r.clamped <= r.contexts);
         for (size_t i = 0; i < q.nfuncs; i++)
