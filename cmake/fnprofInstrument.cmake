@@ -195,7 +195,11 @@ function(_fnprof_link target static)
         endif()
         target_link_libraries(${target} PRIVATE fnprof::fnprof_static)
     else()
-        target_link_libraries(${target} PRIVATE fnprof::fnprof)
+        # A patchable program references no fnprof symbol: under --as-needed (some
+        # distributions' default) the linker would drop libfnprof.so and the program would
+        # never record. The link keeps it needed, as fnprof-cc and fnprof.pc do.
+        target_link_libraries(${target} PRIVATE "-Wl,--push-state,--no-as-needed" fnprof::fnprof
+                                                "-Wl,--pop-state")
         # CMake gives the build tree's binaries an rpath to libfnprof.so's directory, and the
         # installed ones none: an installed profiled program would not start unless that
         # directory is the loader's. Keep it after install too.

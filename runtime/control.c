@@ -42,8 +42,13 @@ uint64_t fnp_control_modes(void)
     return user_paused || schedule_none ? FNP_ON | FNP_ON_PAUSED : modes;
 }
 
+uint64_t fnp_control_running_modes(void)
+{
+    return modes;
+}
+
 /* Sets fnp_recording's mode bits, keeping the module generation; never revives it once
- * the exit dump has cleared it. */
+ * the exit dump has cleared it. A patchable build's sites follow (patch.c). */
 static void apply(void)
 {
     uint64_t want = fnp_control_modes();
@@ -51,6 +56,7 @@ static void apply(void)
     while (rec && !__atomic_compare_exchange_n(&fnp_recording, &rec, (rec & ~FNP_ON_BITS) | want, 1,
                                                __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
         ;
+    fnp_patch_sync();
 }
 
 void fnp_control_init(uint64_t recording_modes)

@@ -60,7 +60,7 @@ void fnp_coverage_note(struct fnp_profile *prof, const struct fnp_modmap *map,
         const struct fnp_sym_func *f;
         size_t n;
         int hooks;
-        if (api->functions(s, p, &f, &n, &hooks) || hooks || !n)
+        if (api->functions(s, p, &f, &n, &hooks) || hooks || !n || fnp_sites_in_file(p))
             continue;
         const char *base = strrchr(p, '/') + 1;
         if (calls_recorded(prof, base))

@@ -119,7 +119,7 @@ static int dump(const char *path, struct fnp_dump_opts *o)
                         "hooks of %s, not fnprof's; preload libfnprof.so (LD_PRELOAD=%s) or "
                         "link -lfnprof; %s not written",
                         hook.dli_fname, self.dli_fname, path);
-            else
+            else if (!fnp_patch_refused()) /* which said why already */
                 fnp_log("no instrumented call was recorded (is the program built with "
                         "-finstrument-functions?); %s not written",
                         path);
@@ -252,6 +252,7 @@ __attribute__((constructor)) static void fnp_load(void)
     if (fnp_config.output && fnp_config.trace && fnp_trace_init() == 0)
         modes |= FNP_ON_TRACE;
     fnp_control_init(modes);
+    fnp_patch_atfork(); /* inside control.c's lock: its prepare handler runs after */
     fnp_control_atfork();
     if (fnp_config.output)
         fnp_calibrate(modes);
@@ -262,6 +263,7 @@ __attribute__((constructor)) static void fnp_load(void)
      * after the program's, as the destructor runs after its atexit handlers. */
     at_quick_exit(exit_dump);
     __atomic_store_n(&fnp_recording, fnp_control_modes(), __ATOMIC_RELEASE);
+    fnp_patch_init();
 }
 
 /*

@@ -45,6 +45,8 @@
  *                be the same write <file>.<pid> instead, so no process overwrites another's
  *                profile. A %p names every process's file already, and so does a
  *                launcher's rank.
+ *   PROF_TEST_PATCH_REFUSE  "1", for fnprof's tests only: patch.c behaves as if mprotect
+ *                refused to make code writable (docs/patchable.md).
  *   PROF_EXEC    set by fnprof for the image an exec starts, after the image before it
  *                wrote its profile: "<pid>:<n>". In that same process, the n-th image
  *                appends ".exec<n>" to its file name (runtime/exec.c).
@@ -128,6 +130,8 @@ int fnp_env_load(void)
     fnp_config.compensate = compensate && strcmp(compensate, "1") == 0;
     if (compensate && *compensate && strcmp(compensate, "0") != 0 && !fnp_config.compensate)
         fnp_log("PROF_COMPENSATE=%s: not 0 or 1; times not compensated", compensate);
+    const char *refuse = secure_getenv("PROF_TEST_PATCH_REFUSE");
+    fnp_config.patch_refuse = refuse && strcmp(refuse, "1") == 0;
     fnp_launch_detect(&fnp_config.launch, env);
     const char *exec_mark = secure_getenv("PROF_EXEC");
     const char *exec_colon = exec_mark ? strchr(exec_mark, ':') : NULL;

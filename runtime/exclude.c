@@ -79,8 +79,10 @@ static void scan_object(struct scan *s, const char *path, uintptr_t bias, int ma
     size_t n;
     int hooks;
     /* objects that call the hooks, and a program with libfnprof.a linked in (libc and
-     * libfnprof.so define the hooks too, but call none: skipped) */
-    if (s->api->functions(s->sym, path, &f, &n, &hooks) || !n || !(hooks & 1 || (hooks && main)))
+     * libfnprof.so define the hooks too, but call none: skipped); objects with patchable
+     * sites (patch_sites.c leaves out the sites of the functions excluded here) */
+    if (s->api->functions(s->sym, path, &f, &n, &hooks) || !n ||
+        !(hooks & 1 || (hooks && main) || fnp_sites_in_file(path)))
         return;
     uint64_t *addrs = malloc(n * sizeof(*addrs));
     struct fnp_symbol *out = malloc(n * sizeof(*out));

@@ -155,6 +155,11 @@ struct fnp_thread {
     char name[16];                        /* the thread's name when it ended (trace.c) */
     struct fnp_mem_thread *mem;           /* owner: PROF_MEMORY's contexts (memory.c) */
     struct fnp_lc_pool *libcalls;         /* owner: PROF_LIBCALLS's calls in flight (plt.h) */
+    /* shared: the function a patched entry of this thread is entering, 0 outside one
+     * (patch_hooks.c); a pause keeps its exits patched, as if its call were open already
+     * (patch.c: entering). FNP_ENTERING_NESTED: a signal handler's entry inside another,
+     * which hides the outer one's function: a pause waits for it to end. */
+    uintptr_t patch_entering;
 };
 
 /* Home slot of (parent, fn) in a table whose shift is shift. Multiplicative (Fibonacci)
@@ -454,6 +459,8 @@ struct fnp_config {
     uint64_t trace_events;    /* PROF_TRACE_EVENTS; 0: the default */
     const char *filter;       /* PROF_FILTER: a Score-P filter file */
     struct fnp_launch launch; /* the MPI rank and size a launcher gave us (outname.c) */
+    int patch_refuse;         /* PROF_TEST_PATCH_REFUSE=1 (tests only): patch.c behaves as if
+                                 mprotect refused to make code writable */
     char *memory;             /* PROF_MEMORY made absolute at load; NULL: no memory profile */
     char *owner_mark;         /* "PROF_OWNER=<pid>:<file>" for the images this process starts
                                  (exec.c; never in its own environ); NULL: none */
@@ -625,6 +632,90 @@ struct fnp_retired *fnp_retired_list(void);
 /* Finds the real dlclose (at load). */
 void fnp_unload_init(void);
 
+/* ---- patch.c, patch_sites.c, patch_hooks.c: patchable builds (x86_64) ---------------- */
+
+/*
+ * A patchable build (docs/patchable.md) has no hook calls: its functions hold no-op sites at
+ * their entry and before every return, listed in a table per object (gcc through fnprof's
+ * assembler filter: section fnprof_sites; clang: XRay's xray_instr_map). While recording,
+ * the sites are patched into calls of the trampolines of patch_hooks.c, which reach the same
+ * tree as the hooks; paused or off, they are no-ops again.
+ */
+enum fnp_site_form {
+    FNP_SITE_NOP5_ENTRY, /* gcc: a 5-byte nop, a function's first instruction: call */
+    FNP_SITE_NOP5_EXIT,  /* gcc: a 5-byte nop before a ret or a tail jmp: call */
+    FNP_SITE_SLED_ENTRY, /* XRay: jmp +9 and 9 bytes, a function's first: nop6, call */
+    FNP_SITE_SLED_EXIT,  /* XRay: ret and 10 bytes: nop6, jmp (the stub returns) */
+    FNP_SITE_SLED_TAIL,  /* XRay: jmp +9 and 9 bytes before a tail jmp: nop6, call */
+};
+
+/* fnp_thread.patch_entering of an entry inside another (no code address has it) */
+#define FNP_ENTERING_NESTED (UINT64_C(1) << 63)
+
+/* Which trampoline a patched site reaches (patch_hooks.c); entries by the distance from the
+ * call's return address back to the function. */
+enum fnp_patch_slot {
+    FNP_SLOT_ENTER5,  /* gcc */
+    FNP_SLOT_ENTER9,  /* gcc after an endbr64 */
+    FNP_SLOT_ENTER11, /* XRay */
+    FNP_SLOT_ENTER15, /* XRay after an endbr64 */
+    FNP_SLOT_EXIT_CALL,
+    FNP_SLOT_EXIT_JMP,
+    FNP_SLOTS
+};
+
+struct fnp_site {
+    uintptr_t addr;
+    uintptr_t fn;    /* the function's address, its key as the hooks would give it; 0: not
+                        known (a gcc exit outside the unwind range of every entry site) */
+    uint8_t form;    /* enum fnp_site_form */
+    uint8_t slot;    /* enum fnp_patch_slot */
+    uint8_t patched; /* patch.c, under its lock */
+    uint8_t want;    /* patch.c, under its lock: the state the next batch writes */
+    uint8_t head[2]; /* the first two bytes as found */
+};
+
+/* What dl_iterate_phdr says of a loaded object. */
+struct fnp_object_view {
+    const char *path; /* the file to read: /proc/self/exe for the program */
+    uintptr_t bias;
+    const void *phdr; /* ElfW(Phdr)[phnum] in memory */
+    size_t phnum;
+};
+
+/* Sites of an object, sorted by address; *sites NULL and *n 0 when it has none (or its file
+ * cannot be read). Functions PROF_FILTER leaves out have none. Returns 0, or -1 with why set
+ * when the object has sites but cannot be patched (its file is not what is mapped, a site's
+ * bytes are not the expected no-op). Caller frees *sites. */
+int fnp_sites_read(const struct fnp_object_view *v, struct fnp_site **sites, size_t *n, char *why,
+                   size_t whylen);
+/* The file at path has a table of sites (coverage.c, exclude.c: such an object is
+ * instrumented though it calls no hook). */
+int fnp_sites_in_file(const char *path);
+
+/* patch_hooks.c: the trampolines' addresses for the run's mode (timed, count-only, trace),
+ * by enum fnp_patch_slot. */
+const uintptr_t *fnp_patch_targets(uint64_t modes);
+/* patch.c: the extended state's save area (xsave) for the trampolines' cold calls
+ * (patch_hooks.c: fnp_patch_cold), sized before the first patch; 0 bytes: fxsave. */
+extern uint64_t fnp_patch_xsave_size, fnp_patch_xsave_mask;
+
+/* At load, once recording started or paused: patches every loaded object when recording. */
+void fnp_patch_init(void);
+/* After fnp_recording changed (control.c, under its lock): recording, every site is patched;
+ * paused, entries are not, and exits are only for functions with a call open on some thread
+ * (docs/controls.md: an open call closes when it really returns). */
+void fnp_patch_sync(void);
+/* unload.c, around the real dlclose of handle: the object is left alone meanwhile, and
+ * forgotten after if it was unmapped. begin returns the token end takes (0: nothing to do). */
+uint64_t fnp_patch_close_begin(void *handle);
+void fnp_patch_close_end(uint64_t token);
+/* Makes the patch lock safe across fork (fnp_load: the order of the fork handlers). */
+void fnp_patch_atfork(void);
+/* Patching was refused (mprotect): said already, so the dump adds no line of its own when
+ * nothing was recorded. */
+int fnp_patch_refused(void);
+
 /* ---- raw.c, signals.c: a profile from a dying process --------------------------------- */
 
 /* Writes the raw snapshot (profile.h: FNP_RAW_MAGIC) of every thread to fd; open calls
@@ -720,6 +811,8 @@ int fnp_start_frames(void);
 void fnp_control_init(uint64_t modes);
 /* The bits fnp_recording starts with: modes, or paused. */
 uint64_t fnp_control_modes(void);
+/* The bits recording runs with when not paused (patch.c picks its trampolines by them). */
+uint64_t fnp_control_running_modes(void);
 void fnp_control_pause(int paused);
 void fnp_control_step(void);
 void fnp_control_reset(void);

@@ -101,7 +101,9 @@ static FNP_NOINSTR int close_and_note(void *handle)
         if (s.found && !(path = realpath(lm->l_name, NULL)))
             path = strdup(lm->l_name);
     }
+    uint64_t patched = fnp_patch_close_begin(handle);
     int rc = real_dlclose(handle);
+    fnp_patch_close_end(patched);
     if (!path || rc != 0) {
         free(path);
         return rc;

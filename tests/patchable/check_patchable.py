@@ -584,6 +584,9 @@ def case_cmake(ctx):
     same_output(ctx, ctx.path("plain"), os.path.join(b, "sites"))
     same_output(ctx, ctx.path("plain-cxx"), os.path.join(b, "comdat"))
     check_file(ctx, os.path.join(b, "sites"), expect=C_FUNCS)
+    # linked with --as-needed (consumer/CMakeLists.txt): the runtime must still be needed
+    check("libfnprof" in ctx.run(["readelf", "-dW", os.path.join(b, "sites")]).stdout.decode(),
+          "sites (linked --as-needed) does not need libfnprof")
     same_output(ctx, ctx.path("plain"), os.path.join(b, "dir", "sites_dir"))
     check_file(ctx, os.path.join(b, "dir", "sites_dir"), expect=C_FUNCS)
     check_file(ctx, os.path.join(b, "comdat"), expect=CXX_FUNCS[:-1], absent=CXX_FUNCS[-1:])

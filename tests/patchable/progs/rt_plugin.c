@@ -1,0 +1,24 @@
+/* The patchable library rt_dlopen loads after start. */
+#ifdef __clang__
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE __attribute__((noinline, noclone))
+#endif
+#define KEEP(x) __asm__ volatile("" : "+r"(x))
+
+NOINLINE int plugin_inner(int x)
+{
+    int r = x * 3;
+    KEEP(r);
+    return r;
+}
+
+NOINLINE int plugin_entry(int x)
+{
+    int r = plugin_inner(x);
+    KEEP(r);
+    r += plugin_inner(r);
+    KEEP(r);
+    return r;
+}
+/* SPDX-License-Identifier: MIT */
