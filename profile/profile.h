@@ -301,6 +301,52 @@ void fnp_profile_del_meta(struct fnp_profile *p, const char *key);
 /* The value of key in p's metadata, or NULL. */
 const char *fnp_profile_meta(const struct fnp_profile *p, const char *key);
 
+/* ---- compensate.c: the hooks' own cost taken out of the times (docs/compensation.md) --- */
+
+/* Metadata keys. The calibration of the run's hook pair, in ns with three decimals (in:
+ * inside the measured interval of the call it brackets; out: outside it, in the caller's
+ * time), written by the runtime into every timed profile; and, once the times are
+ * compensated, what was taken off and how many calling contexts were clamped at 0. */
+#define FNP_META_HOOK_IN "fnprof.hook_in_ns"
+#define FNP_META_HOOK_OUT "fnprof.hook_out_ns"
+#define FNP_META_COMPENSATED "fnprof.compensated"
+#define FNP_META_CLAMPED "fnprof.clamped"
+/* A calibration above this is no calibration (a hook pair costs tens of ns). */
+#define FNP_HOOK_MAX_NS 100000.0
+
+struct fnp_hook_cost {
+    double in, out; /* ns */
+};
+
+struct fnp_compensated {
+    uint64_t contexts;  /* tree nodes */
+    uint64_t clamped;   /* of those, whose own time would have gone below 0 */
+    uint64_t not_taken; /* ticks of hook cost the clamps left in */
+};
+
+/* Puts the calibration into p's metadata (as text, "%.3f"). 0, -EINVAL (a cost outside 0
+ * to FNP_HOOK_MAX_NS, NaN) or -ENOMEM. */
+int fnp_calibration_put(struct fnp_profile *p, double in_ns, double out_ns);
+/* Reads it back: 0, -ENOENT (none) or -EINVAL (not two numbers in that range, as
+ * fnp_calibration_put writes them: metadata is untrusted input). */
+int fnp_calibration_get(const struct fnp_profile *p, struct fnp_hook_cost *ns);
+/* The arithmetic on a forest t[0, n) (parents before children): each node's own time
+ * less ncalls * in and its children's calls * out (both in ticks), clamped at 0; ticks
+ * rebuilt from the new own times (back kept). 0, -EINVAL (a child before its parent, a
+ * cost negative or not finite) or -ENOMEM (t unchanged). */
+int fnp_tree_compensate(struct fnp_tree_node *t, size_t n, double in, double out,
+                        struct fnp_compensated *r);
+/* Compensates p's tree and, by the same amounts, its dict (functions and edges), with the
+ * calibration in its metadata, and says so there (FNP_META_COMPENSATED, FNP_META_CLAMPED).
+ * The runtime's dump (PROF_COMPENSATE=1) and `fnprof report/convert --compensate` call
+ * this. 0 (r, may be NULL, filled), or p unchanged and -EALREADY (compensated already),
+ * -ENOTSUP (no time tree: count-only, memory, none), -ENOENT (no calibration), -EINVAL (a
+ * malformed one), -ERANGE (ticks past 2^62, which no run holds, or a tick so short that
+ * the cost is no number of ticks), -ENOMEM. */
+int fnp_profile_compensate(struct fnp_profile *p, struct fnp_compensated *r);
+/* Words for fnp_profile_compensate's refusals. */
+const char *fnp_compensate_strerror(int rc);
+
 /* ---- build.c: a profile from recorded addresses ------------------------------------ */
 
 /*

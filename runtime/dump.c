@@ -138,6 +138,8 @@ static int dump(const char *path, struct fnp_dump_opts *o)
     rc = fnp_dump_build(&prof, &raw);
     if (!rc)
         rc = fnp_meta_fill(&prof);
+    if (!rc)
+        fnp_calibrate_note(&prof);
     if (!rc && o->cycle) {
         char num[24];
         snprintf(num, sizeof(num), "%llu", (unsigned long long)o->cycle);
@@ -252,6 +254,8 @@ __attribute__((constructor)) static void fnp_load(void)
     fnp_control_init(modes);
     fnp_patch_atfork(); /* inside control.c's lock: its prepare handler runs after */
     fnp_control_atfork();
+    if (fnp_config.output)
+        fnp_calibrate(modes);
     pthread_atfork(NULL, NULL, fnp_forked_child);
     if (fnp_config.output)
         fnp_dumpsig_init(); /* PROF_DUMP_SIGNAL, PROF_TOGGLE_SIGNAL */

@@ -29,6 +29,8 @@
  *                it runs and resumes if paused (the pause fnprof_pause sets; dumpsig.c).
  *   PROF_TRACE   also write a Chrome trace of every call to this path (docs/trace.md).
  *   PROF_TRACE_EVENTS  calls the trace keeps at most (default 1000000, 24 bytes each).
+ *   PROF_COMPENSATE  "1": the profile's times are compensated for the hooks' own cost
+ *                (runtime/calibrate.c, docs/compensation.md); "0" or empty: not.
  *   PROF_MEMORY  also (or only) write a memory profile to this path: every allocation
  *                attributed to its calling context (runtime/memory.c, docs/memory.md).
  *                Set alone, the calls are recorded for it and no timing file is written.
@@ -124,6 +126,10 @@ int fnp_env_load(void)
     fnp_config.libcalls = secure_getenv("PROF_LIBCALLS");
     fnp_config.trace_events = positive("PROF_TRACE_EVENTS");
     fnp_config.max_nodes = positive("PROF_MAX_NODES");
+    const char *compensate = secure_getenv("PROF_COMPENSATE");
+    fnp_config.compensate = compensate && strcmp(compensate, "1") == 0;
+    if (compensate && *compensate && strcmp(compensate, "0") != 0 && !fnp_config.compensate)
+        fnp_log("PROF_COMPENSATE=%s: not 0 or 1; times not compensated", compensate);
     const char *refuse = secure_getenv("PROF_TEST_PATCH_REFUSE");
     fnp_config.patch_refuse = refuse && strcmp(refuse, "1") == 0;
     fnp_launch_detect(&fnp_config.launch, env);

@@ -465,6 +465,7 @@ struct fnp_config {
     char *owner_mark;         /* "PROF_OWNER=<pid>:<file>" for the images this process starts
                                  (exec.c; never in its own environ); NULL: none */
     const char *libcalls;     /* PROF_LIBCALLS: which library calls to record (plt.c) */
+    int compensate;           /* PROF_COMPENSATE=1: times without the hooks' cost (calibrate.c) */
 };
 
 extern struct fnp_config fnp_config;
@@ -875,6 +876,22 @@ void fnp_meta_init(void);
 int fnp_meta_fill(struct fnp_profile *p);
 /* Makes the metadata lock safe across fork (fnp_load: the order of the fork handlers). */
 void fnp_meta_atfork(void);
+
+/* ---- calibrate.c: the hook pair's own cost ------------------------------------------- */
+
+/* hooks.c: the exported __cyg_profile_func_enter and _exit, as bound for this process. */
+typedef void fnp_hook_pair_fn(void *fn, void *call_site);
+void fnp_hooks_exported(fnp_hook_pair_fn **enter, fnp_hook_pair_fn **exit);
+
+/* At load, before recording starts: measures the cost of a hook pair in the mode modes
+ * (the bits recording will run with), inside and outside the measured interval of a call;
+ * nothing when count-only. */
+void fnp_calibrate(uint64_t modes);
+/* The calibration, in clock ticks: 0, or -ENOENT when there is none. */
+int fnp_calibration_ticks(double *in, double *out);
+/* At a dump, p built: the calibration into p's metadata, and p's times compensated when
+ * PROF_COMPENSATE=1 (one line on stderr, once, when they cannot be). */
+void fnp_calibrate_note(struct fnp_profile *p);
 
 /* ---- dumpsig.c: PROF_DUMP_SIGNAL, PROF_TOGGLE_SIGNAL, fnprof record's requests ------- */
 

@@ -167,11 +167,13 @@ function(fnp_clang_checks_finish)
             LOG_CONFIGURE ON
             LOG_BUILD ON
             LOG_OUTPUT_ON_FAILURE ON)
-        # Every unit test of the clang build, under ASan and UBSan: any report fails it.
+        # Every unit test of the clang build (compensate.unit too), under ASan and UBSan: any
+        # report fails it.
         # One ctest of two jobs, accounted as two processors: the pstats reader's and the
         # symbolizer's take about a minute each under the sanitizers.
         add_test(NAME sanitize.unit
-                 COMMAND ${CMAKE_CTEST_COMMAND} --test-dir ${fnp_clang_dir} -R "^unit\\.check_"
+                 COMMAND ${CMAKE_CTEST_COMMAND} --test-dir ${fnp_clang_dir}
+                         -R "^(unit\\.check_|compensate\\.unit$)"
                          --output-on-failure -j2)
         set_tests_properties(sanitize.unit PROPERTIES LABELS sanitize TIMEOUT 900 PROCESSORS 2
                              ENVIRONMENT "UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1")

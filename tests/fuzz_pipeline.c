@@ -4,7 +4,8 @@
  * without its tree; a raw snapshot "FNPRAW1\n" first through fnp_raw_read and
  * fnp_profile_build and written, as fnprof symbolize does) -> every view (fnprof convert,
  * with a tree rebuilt from edges where the file has none) -> merged with itself (fnprof
- * merge) -> written with its tree -> read back -> diffed against the input (fnprof diff).
+ * merge) -> written with its tree -> read back -> diffed against the input (fnprof diff);
+ * and compensated (report and convert --compensate), written, read back.
  *
  * Beyond "no crash, no leak, no undefined behaviour, no input taking seconds or GiB"
  * (ASan, UBSan, -timeout, -rss_limit_mb), it checks what each step promises: a refusal is
@@ -279,6 +280,67 @@ static void merge_with_itself(const struct fnp_profile *x, const void *bytes, si
     fnp_profile_free(&sum);
 }
 
+/* fnprof report/convert --compensate on a copy of x: with the calibration its metadata
+ * holds (untrusted text: taken or refused, never misread), else one the input's size
+ * picks, so that the arithmetic runs on every tree the fuzzer makes. No time below 0,
+ * never twice, and what is written reads back with the same numbers. */
+static void compensated(const struct fnp_profile *x, size_t len)
+{
+    struct fnp_profile q;
+    fnp_profile_init(&q);
+    if (fnp_profile_merge(&q, x)) {
+        fnp_profile_free(&q);
+        return;
+    }
+    struct fnp_hook_cost ns;
+    int got = fnp_calibration_get(&q, &ns);
+    CHECK(got == 0 || got == -ENOENT || got == -EINVAL);
+    if (got == 0)
+        CHECK(ns.in >= 0 && ns.in <= FNP_HOOK_MAX_NS && ns.out >= 0 && ns.out <= FNP_HOOK_MAX_NS);
+    if (got == -ENOENT && fnp_calibration_put(&q, (double)(len % 97) / 4, (double)(len % 89) / 4))
+        got = -ENOMEM;
+    struct fnp_compensated r;
+    int rc = fnp_profile_compensate(&q, &r);
+    CHECK(rc == 0 || rc == -EALREADY || rc == -ENOTSUP || rc == -EINVAL || rc == -ERANGE ||
+          rc == -ENOMEM);
+    CHECK(rc != -EINVAL || got == -EINVAL);
+    int huge = 0; /* what -ERANGE is for: a tick no clock has, ticks past 2^62 */
+    for (size_t i = 0; i < q.ntree; i++)
+        huge |= q.tree[i].ticks >= UINT64_C(1) << 62 ||
+                (q.tree[i].back < 0 ? 0 - (uint64_t)q.tree[i].back : (uint64_t)q.tree[i].back) >=
+                    UINT64_C(1) << 62;
+    CHECK(rc != -ERANGE || q.tick_seconds < 1e-290 || huge);
+    if (rc == 0) {
+        CHECK(r.contexts == q.ntree && r.clamped <= r.contexts);
+        for (size_t i = 0; i < q.nfuncs; i++)
+            CHECK(q.funcs[i].st.tottime >= 0 && q.funcs[i].st.cumtime >= 0);
+        for (size_t i = 0; i < q.nedges; i++)
+            CHECK(q.edges[i].st.tottime >= 0 && q.edges[i].st.cumtime >= 0);
+        /* every context's own time is 0 or more, or its ticks had to stop at 0 */
+        int64_t *own = malloc((q.ntree ? q.ntree : 1) * sizeof(*own));
+        CHECK(own != NULL);
+        for (size_t i = 0; i < q.ntree; i++)
+            own[i] = (int64_t)(q.tree[i].ticks - (uint64_t)q.tree[i].back);
+        for (size_t i = 0; i < q.ntree; i++)
+            if (q.tree[i].parent != FNP_NO_PARENT)
+                own[q.tree[i].parent] =
+                    (int64_t)((uint64_t)own[q.tree[i].parent] - q.tree[i].ticks);
+        for (size_t i = 0; i < q.ntree; i++)
+            CHECK(own[i] >= 0 || q.tree[i].ticks == 0 || q.tree[i].back);
+        free(own);
+        CHECK(fnp_profile_compensate(&q, NULL) == -EALREADY);
+        struct fnp_sink out;
+        fnp_sink_memory(&out);
+        CHECK(fnp_profile_write(&q, &out) == 0);
+        struct fnp_profile back;
+        CHECK(read_profile(&back, out.buf, out.len) == 0);
+        same_profile(&q, &back, !any_surrogate(&q));
+        fnp_profile_free(&back);
+        fnp_sink_free(&out);
+    }
+    fnp_profile_free(&q);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct fnp_sink built = {.fd = -1};
@@ -297,6 +359,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc == 0) {
         every_view(&p, bytes, len);
         merge_with_itself(&p, bytes, len);
+        compensated(&p, len);
     }
     fnp_profile_free(&p);
     if (built.buf)

@@ -109,4 +109,9 @@ int fnp_target_alive(int pid);
 int fnp_target_window_paths(const struct fnp_target *t, char *paths[2], size_t *count, char *why,
                             size_t n);
 
+/* compensate.c: --compensate. Compensates p (fnp_profile_compensate), read from path; an
+ * already compensated profile is left as it is, with a note. On failure prints "fnprof:
+ * <cmd>: <path>: cannot compensate: <why>" and returns -1. */
+int fnp_cli_compensate(const char *cmd, const char *path, struct fnp_profile *p);
+
 #endif

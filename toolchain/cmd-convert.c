@@ -55,6 +55,9 @@ static void usage(FILE *out)
             "                            std::vector<int>, static initialisers of F.cpp\n"
             "                            (the default; the profile's keys stay whole)\n"
             "      --no-short-names      the names as the profile keys them\n"
+            "      --compensate          times without the hooks' own cost, from the\n"
+            "                            calibration the run stored (PROF_COMPENSATE=1's\n"
+            "                            arithmetic, docs/compensation.md)\n"
             "  -h, --help                show this help\n",
             FNP_VIEW_MAX_DEPTH);
 }
@@ -164,7 +167,7 @@ static int parse_percent(const char *arg, double *out)
 
 int fnp_cmd_convert(int argc, char **argv)
 {
-    enum { OPT_NODE = 256, OPT_EDGE, OPT_DEPTH, OPT_SHORT, OPT_NO_SHORT };
+    enum { OPT_NODE = 256, OPT_EDGE, OPT_DEPTH, OPT_SHORT, OPT_NO_SHORT, OPT_COMPENSATE };
     static const struct option opts[] = {
         {"to", required_argument, NULL, 't'},
         {"output", required_argument, NULL, 'o'},
@@ -173,6 +176,7 @@ int fnp_cmd_convert(int argc, char **argv)
         {"max-depth", required_argument, NULL, OPT_DEPTH},
         {"short-names", no_argument, NULL, OPT_SHORT},
         {"no-short-names", no_argument, NULL, OPT_NO_SHORT},
+        {"compensate", no_argument, NULL, OPT_COMPENSATE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -180,7 +184,7 @@ int fnp_cmd_convert(int argc, char **argv)
     struct job j = {.opts = {.node_threshold = 0.5, .edge_threshold = 0.1, .short_names = 1}};
     const char *to = NULL, *output = NULL;
     uint32_t max_depth = FNP_VIEW_MAX_DEPTH;
-    int c;
+    int c, compensate = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":t:o:h", opts, NULL)) != -1) {
         switch (c) {
@@ -205,6 +209,9 @@ int fnp_cmd_convert(int argc, char **argv)
         case OPT_SHORT:
         case OPT_NO_SHORT:
             j.opts.short_names = c == OPT_SHORT;
+            break;
+        case OPT_COMPENSATE:
+            compensate = 1;
             break;
         case 'h':
             usage(stdout);
@@ -247,7 +254,8 @@ int fnp_cmd_convert(int argc, char **argv)
     struct fnp_view_cut cut = {0};
     fnp_profile_init(&p);
     j.p = &p;
-    if (fnp_cli_load("convert", in, &p, NULL)) {
+    if (fnp_cli_load("convert", in, &p, NULL) ||
+        (compensate && fnp_cli_compensate("convert", in, &p))) {
         rc = FNP_EXIT_FAILURE;
         goto out;
     }

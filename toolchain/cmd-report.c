@@ -91,6 +91,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: fnprof report FILE [--sort KEY]... [--limit N] [--callers] [--callees]\n"
             "                   [--unit s|ms|us|ns] [--no-meta] [--short-names] [--no-waits]\n"
+            "                   [--compensate]\n"
             "       fnprof report --memory FILE [--sort KEY] [--limit N] [--exact] [--no-meta]\n"
             "                   [--short-names]\n"
             "\n"
@@ -118,6 +119,9 @@ static void usage(FILE *out)
             "                   it taken out (pthread_cond_wait, poll, read, usleep...:\n"
             "                   library calls PROF_LIBCALLS recorded; docs/libcalls.md),\n"
             "                   computed on the call tree; said in the metadata\n"
+            "      --compensate times without the hooks' own cost, from the calibration\n"
+            "                   the run stored (as PROF_COMPENSATE=1 writes them; the\n"
+            "                   metadata says so: fnprof.compensated)\n"
             "      --short-names, --no-short-names\n"
             "                   C++ names as debuggers show them (std::string,\n"
             "                   std::vector<int>), or as the profile keys them (the\n"
@@ -715,26 +719,20 @@ static int without_waits(const char *path, struct fnp_profile *p)
 int fnp_cmd_report(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"sort", required_argument, NULL, 's'},
-        {"limit", required_argument, NULL, 'n'},
-        {"callers", no_argument, NULL, 'C'},
-        {"callees", no_argument, NULL, 'E'},
-        {"unit", required_argument, NULL, 'u'},
-        {"no-meta", no_argument, NULL, 'M'},
-        {"memory", no_argument, NULL, 'm'},
-        {"exact", no_argument, NULL, 'X'},
-        {"help", no_argument, NULL, 'h'},
-        {"short-names", no_argument, NULL, 'S'},
-        {"no-short-names", no_argument, NULL, 'N'},
-        {"no-waits", no_argument, NULL, 'W'},
-        {NULL, 0, NULL, 0},
+        {"sort", required_argument, NULL, 's'},     {"limit", required_argument, NULL, 'n'},
+        {"callers", no_argument, NULL, 'C'},        {"callees", no_argument, NULL, 'E'},
+        {"unit", required_argument, NULL, 'u'},     {"no-meta", no_argument, NULL, 'M'},
+        {"memory", no_argument, NULL, 'm'},         {"exact", no_argument, NULL, 'X'},
+        {"help", no_argument, NULL, 'h'},           {"short-names", no_argument, NULL, 'S'},
+        {"no-short-names", no_argument, NULL, 'N'}, {"no-waits", no_argument, NULL, 'W'},
+        {"compensate", no_argument, NULL, 'K'},     {NULL, 0, NULL, 0},
     };
     const char *sorts[MAX_KEYS];
     size_t nsorts = 0;
     int memory = 0, exact = 0, no_waits = 0;
     struct report r = {0};
     size_t limit = DEFAULT_LIMIT;
-    int callers = 0, callees = 0, meta = 1, c;
+    int callers = 0, callees = 0, meta = 1, compensate = 0, c;
     const struct unit *unit = NULL;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":s:n:u:mh", opts, NULL)) != -1) {
@@ -776,6 +774,9 @@ int fnp_cmd_report(int argc, char **argv)
         case 'M':
             meta = 0;
             break;
+        case 'K':
+            compensate = 1;
+            break;
         case 'h':
             usage(stdout);
             return FNP_EXIT_OK;
@@ -806,15 +807,19 @@ int fnp_cmd_report(int argc, char **argv)
     if (memory && no_waits)
         return fnp_cli_usage_error("report", "--no-waits goes with a timing profile, not "
                                              "--memory");
-    if (memory && (callers || callees || unit))
+    if (memory && (callers || callees || unit || compensate))
         return fnp_cli_usage_error("report", "--memory prints its own table: no --callers, "
-                                             "--callees or --unit");
+                                             "--callees, --unit or --compensate");
 
     struct fnp_profile p;
     struct stat st;
     fnp_profile_init(&p);
     if (fnp_cli_load("report", path, &p, &st))
         return FNP_EXIT_FAILURE;
+    if (compensate && fnp_cli_compensate("report", path, &p)) {
+        fnp_profile_free(&p);
+        return FNP_EXIT_FAILURE;
+    }
     r.p = &p;
     if (memory) {
         int status = FNP_EXIT_FAILURE;
