@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: MIT
 # fnprof's CMake functions, from find_package(fnprof) or add_subdirectory(fnprof).
 #
-# fnprof_instrument(<target> [STATIC] [DEPENDENCIES])
+# fnprof_instrument(<target> [STATIC] [DEPENDENCIES] [PATCHABLE])
 #   Builds <target>'s own sources with -g and the compiler's instrumentation flags and links
 #   the fnprof runtime (libfnprof.so; STATIC: libfnprof.a). DEPENDENCIES: every library
 #   target of this build that <target> links, directly or through other targets, is
 #   instrumented too (its sources only: it gets no runtime of its own, the program's serves
-#   the whole process).
+#   the whole process). PATCHABLE: the patchable build (docs/patchable.md) instead of
+#   -finstrument-functions: no-op sites at function entries and returns, patched only while
+#   the program records; x86_64, gcc or clang.
 #
-# fnprof_instrument_directory([<dir>] [STATIC] [EXCLUDE <target>...])
+# fnprof_instrument_directory([<dir>] [STATIC] [PATCHABLE] [EXCLUDE <target>...])
 #   At the end of the calling directory's CMakeLists.txt: every executable and library
 #   target defined in <dir> (default: the calling directory) and its subdirectories is
 #   instrumented, and the executables link the runtime. EXCLUDE leaves targets alone.
@@ -33,8 +35,59 @@ else()
     set(_FNPROF_BUILD_TREE "" CACHE INTERNAL "fnprof's build tree, if built here")
 endif()
 
-# The compile options of an instrumented target, one set per compiler family.
-function(_fnprof_compile_options out)
+# The patchable build's directory, handed to gcc with -B (fnprof-as and the start files):
+# fnprof's build tree when fnprof is built here or found there (-Dfnprof_DIR=<build>/cmake),
+# else the install's, by the path fnprofConfig.cmake knows.
+if(_FNPROF_BUILD_TREE)
+    set(_fnprof_patchable_dir "${_FNPROF_BUILD_TREE}/patchable")
+elseif(EXISTS "${CMAKE_CURRENT_LIST_DIR}/fnprofBuildTree.cmake")
+    get_filename_component(_fnprof_patchable_dir "${CMAKE_CURRENT_LIST_DIR}/../patchable"
+                           ABSOLUTE)
+elseif(DEFINED _FNPROF_PATCHABLE_REL)
+    get_filename_component(_fnprof_patchable_dir
+                           "${CMAKE_CURRENT_LIST_DIR}/${_FNPROF_PATCHABLE_REL}" ABSOLUTE)
+else()
+    set(_fnprof_patchable_dir "")
+endif()
+set(_FNPROF_PATCHABLE_DIR "${_fnprof_patchable_dir}" CACHE INTERNAL
+    "fnprof's patchable build directory (fnprof-as)")
+unset(_fnprof_patchable_dir)
+
+function(_fnprof_gcc_patchable out)
+    set(${out} -pg -mfentry -mrecord-mcount -minstrument-return=nop5 -mrecord-return
+        "-B${_FNPROF_PATCHABLE_DIR}/" PARENT_SCOPE)
+endfunction()
+
+# The compile options of an instrumented target, one set per compiler family. PATCHABLE:
+#   gcc:   -pg -mfentry -mrecord-mcount -minstrument-return=nop5 -mrecord-return -B<dir>/
+#   clang: -fxray-instrument -fxray-instruction-threshold=1 (the link gets no XRay flag,
+#          so no XRay runtime: fnprof's runtime patches the sleds)
+function(_fnprof_compile_options out patchable)
+    if(patchable)
+        if(NOT CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
+            message(FATAL_ERROR "fnprof: PATCHABLE: x86_64 only, not ${CMAKE_SYSTEM_PROCESSOR}")
+        endif()
+        if(NOT EXISTS "${_FNPROF_PATCHABLE_DIR}/as" AND NOT _FNPROF_BUILD_TREE)
+            message(FATAL_ERROR "fnprof: PATCHABLE: no fnprof-as in '${_FNPROF_PATCHABLE_DIR}'")
+        endif()
+        get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+        foreach(lang C CXX)
+            if(lang IN_LIST languages AND NOT CMAKE_${lang}_COMPILER_ID MATCHES "^(GNU|Clang)$")
+                message(FATAL_ERROR "fnprof: PATCHABLE: gcc or clang only, not "
+                                    "${CMAKE_${lang}_COMPILER_ID} (${lang})")
+            endif()
+        endforeach()
+        _fnprof_gcc_patchable(gnu)
+        set(clang -fxray-instrument -fxray-instruction-threshold=1)
+        set(${out}
+            -g
+            "$<$<COMPILE_LANG_AND_ID:C,GNU>:${gnu}>"
+            "$<$<COMPILE_LANG_AND_ID:CXX,GNU>:${gnu}>"
+            "$<$<COMPILE_LANG_AND_ID:C,Clang>:${clang}>"
+            "$<$<COMPILE_LANG_AND_ID:CXX,Clang>:${clang}>"
+            PARENT_SCOPE)
+        return()
+    endif()
     set(${out}
         -g
         $<$<COMPILE_LANG_AND_ID:C,GNU>:-finstrument-functions>
@@ -68,14 +121,28 @@ function(_fnprof_instrumentable target out)
 endfunction()
 
 # Compile options once per target, whichever function reaches it first or again.
-function(_fnprof_compile target)
+function(_fnprof_compile target patchable)
     get_target_property(done ${target} _FNPROF_INSTRUMENTED)
     if(done)
         return()
     endif()
     set_property(TARGET ${target} PROPERTY _FNPROF_INSTRUMENTED TRUE)
-    _fnprof_compile_options(options)
+    _fnprof_compile_options(options "${patchable}")
     target_compile_options(${target} PRIVATE ${options})
+    if(patchable)
+        # gcc's LTO compiles at the link, without the -pg of the objects: the link of a
+        # target with INTERPROCEDURAL_OPTIMIZATION gets the gcc flags again (docs/patchable.md).
+        get_target_property(type ${target} TYPE)
+        if(NOT type MATCHES "^(EXECUTABLE|SHARED_LIBRARY|MODULE_LIBRARY)$")
+            return()
+        endif()
+        _fnprof_gcc_patchable(gnu)
+        set(ipo "$<BOOL:$<TARGET_PROPERTY:INTERPROCEDURAL_OPTIMIZATION>>")
+        set(gcc "$<OR:$<LINK_LANG_AND_ID:C,GNU>,$<LINK_LANG_AND_ID:CXX,GNU>>")
+        foreach(option IN LISTS gnu) # one each: a list inside a link option's $<> is split
+            target_link_options(${target} PRIVATE "$<$<AND:${ipo},${gcc}>:${option}>")
+        endforeach()
+    endif()
 endfunction()
 
 # The rpath an installed program needs to find libfnprof.so, into <out>: its directory, or
@@ -177,18 +244,18 @@ function(_fnprof_linked_targets target out)
 endfunction()
 
 function(fnprof_instrument target)
-    cmake_parse_arguments(PARSE_ARGV 1 FNP "STATIC;DEPENDENCIES" "" "")
+    cmake_parse_arguments(PARSE_ARGV 1 FNP "STATIC;DEPENDENCIES;PATCHABLE" "" "")
     if(FNP_UNPARSED_ARGUMENTS)
         message(FATAL_ERROR "fnprof_instrument: unknown arguments: ${FNP_UNPARSED_ARGUMENTS}")
     endif()
-    _fnprof_compile(${target})
+    _fnprof_compile(${target} "${FNP_PATCHABLE}")
     _fnprof_link(${target} "${FNP_STATIC}")
     if(FNP_DEPENDENCIES)
         _fnprof_linked_targets(${target} deps)
         foreach(dep IN LISTS deps)
             _fnprof_instrumentable(${dep} ok)
             if(ok)
-                _fnprof_compile(${dep})
+                _fnprof_compile(${dep} "${FNP_PATCHABLE}")
             endif()
         endforeach()
     endif()
@@ -206,14 +273,14 @@ function(_fnprof_directory_targets dir out)
 endfunction()
 
 # Runs when the directory that called fnprof_instrument_directory has been read whole.
-function(_fnprof_instrument_directory_now dir static exclude)
+function(_fnprof_instrument_directory_now dir static exclude patchable)
     _fnprof_directory_targets("${dir}" targets)
     foreach(target IN LISTS targets)
         _fnprof_instrumentable(${target} ok)
         if(NOT ok OR target IN_LIST exclude)
             continue()
         endif()
-        _fnprof_compile(${target})
+        _fnprof_compile(${target} "${patchable}")
         get_target_property(type ${target} TYPE)
         if(type STREQUAL "EXECUTABLE")
             _fnprof_link(${target} "${static}")
@@ -222,7 +289,7 @@ function(_fnprof_instrument_directory_now dir static exclude)
 endfunction()
 
 function(fnprof_instrument_directory)
-    cmake_parse_arguments(PARSE_ARGV 0 FNP "STATIC" "" "EXCLUDE")
+    cmake_parse_arguments(PARSE_ARGV 0 FNP "STATIC;PATCHABLE" "" "EXCLUDE")
     list(LENGTH FNP_UNPARSED_ARGUMENTS n)
     if(n GREATER 1)
         message(FATAL_ERROR "fnprof_instrument_directory: unknown arguments: ${FNP_UNPARSED_ARGUMENTS}")
@@ -235,5 +302,5 @@ function(fnprof_instrument_directory)
     # Deferred: the targets of this directory defined after the call count too.
     cmake_language(EVAL CODE "
         cmake_language(DEFER CALL _fnprof_instrument_directory_now
-                       [[${dir}]] [[${FNP_STATIC}]] [[${FNP_EXCLUDE}]])")
+                       [[${dir}]] [[${FNP_STATIC}]] [[${FNP_EXCLUDE}]] [[${FNP_PATCHABLE}]])")
 endfunction()

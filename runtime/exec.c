@@ -320,43 +320,33 @@ FNP_WRAP int execvp(const char *file, char *const argv[])
 }
 
 /* execl, execle, execlp: the arguments up to the NULL as an array (and envp after it for
- * execle), then the array form. */
-static FNP_NOINSTR char **collect(const char *arg0, va_list ap, char ***envp)
+ * execle), then the array form. The array is on the stack, as in glibc's own execl: the
+ * child of vfork calls these too, and may not call malloc. */
+static FNP_NOINSTR size_t count_args(va_list ap)
 {
-    va_list count;
-    va_copy(count, ap);
     size_t n = 1;
-    while (va_arg(count, char *))
+    while (va_arg(ap, char *))
         n++;
-    va_end(count);
-    char **argv = malloc((n + 1) * sizeof(*argv));
-    if (!argv)
-        return NULL;
-    argv[0] = (char *)arg0;
-    for (size_t i = 1; i <= n; i++)
-        argv[i] = va_arg(ap, char *); /* the last is the NULL */
-    if (envp)
-        *envp = va_arg(ap, char **);
-    return argv;
+    return n;
 }
 
 #define EXECL(name, call, with_env)                                                                \
     FNP_WRAP int name(const char *file, const char *arg0, ...)                                     \
     {                                                                                              \
-        char **envp = environ;                                                                     \
         va_list ap;                                                                                \
         va_start(ap, arg0);                                                                        \
-        char **argv = collect(arg0, ap, with_env ? &envp : NULL);                                  \
+        size_t n = count_args(ap);                                                                 \
         va_end(ap);                                                                                \
-        if (!argv) {                                                                               \
-            errno = ENOMEM;                                                                        \
-            return -1;                                                                             \
-        }                                                                                          \
-        int rc = call(file, argv, envp);                                                           \
-        int saved = errno;                                                                         \
-        free(argv);                                                                                \
-        errno = saved;                                                                             \
-        return rc;                                                                                 \
+        char *argv[n + 1];                                                                         \
+        char **envp = environ;                                                                     \
+        va_start(ap, arg0);                                                                        \
+        argv[0] = (char *)arg0;                                                                    \
+        for (size_t i = 1; i <= n; i++)                                                            \
+            argv[i] = va_arg(ap, char *); /* the last is the NULL */                               \
+        if (with_env)                                                                              \
+            envp = va_arg(ap, char **);                                                            \
+        va_end(ap);                                                                                \
+        return call(file, argv, envp);                                                             \
     }
 
 EXECL(execl, execve, 0)

@@ -108,8 +108,11 @@ static int kind_from_name(const char *s, enum fnp_cc_kind *k)
     return 0;
 }
 
-/* The file holds "<key>\n<kind>\n"; a hash collision shows as a different key. */
-static int cache_read(const char *file, const char *key, enum fnp_cc_kind *k)
+/* The file holds "<key>\n<kind> <arch> <clang major>\n", arch "x86_64" or "other"; a hash
+ * collision shows as a different key, a file written before --patchable needed the target as
+ * a line of the kind alone (then the probe runs again). */
+static int cache_read(const char *file, const char *key, enum fnp_cc_kind *k,
+                      struct fnp_cc_target *t)
 {
     int fd = open(file, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -125,7 +128,11 @@ static int cache_read(const char *file, const char *key, enum fnp_cc_kind *k)
         return -1;
     char *kind = buf + klen + 1;
     kind[strcspn(kind, "\n")] = '\0';
-    return kind_from_name(kind, k);
+    char name[16], arch[16];
+    if (sscanf(kind, "%15s %15s %d", name, arch, &t->clang_major) != 3)
+        return -1;
+    t->x86_64 = strcmp(arch, "x86_64") == 0;
+    return kind_from_name(name, k);
 }
 
 static void mkdirs(char *dir)
@@ -140,7 +147,8 @@ static void mkdirs(char *dir)
 }
 
 /* Whole or not at all: a parallel build's other wrappers may read it meanwhile. */
-static void cache_write(char *dir, const char *file, const char *key, enum fnp_cc_kind k)
+static void cache_write(char *dir, const char *file, const char *key, enum fnp_cc_kind k,
+                        const struct fnp_cc_target *t)
 {
     mkdirs(dir);
     char tmp[PATH_MAX];
@@ -158,14 +166,14 @@ static void cache_write(char *dir, const char *file, const char *key, enum fnp_c
         unlink(tmp);
         return;
     }
-    fprintf(f, "%s\n%s\n", key, kind_name(k));
+    fprintf(f, "%s\n%s %s %d\n", key, kind_name(k), t->x86_64 ? "x86_64" : "other", t->clang_major);
     if (fclose(f) != 0 || rename(tmp, file) != 0)
         unlink(tmp);
 }
 
 /* Runs `<words> -dM -E -x c /dev/null` and reads the predefined macros. -1 when it cannot
  * run or fails (then nothing is cached: the next command tries again). */
-static int probe(char *const *words, size_t n, enum fnp_cc_kind *k)
+static int probe(char *const *words, size_t n, enum fnp_cc_kind *k, struct fnp_cc_target *t)
 {
     static char *const tail[] = {"-dM", "-E", "-x", "c", "/dev/null"};
     size_t nt = sizeof(tail) / sizeof(tail[0]);
@@ -188,7 +196,7 @@ static int probe(char *const *words, size_t n, enum fnp_cc_kind *k)
         return -1;
     }
     /* Some thousand bytes of "#define X Y" lines; look at whole lines only. */
-    int clang = 0, gnuc = 0;
+    int clang = 0, gnuc = 0, x86 = 0, major = 0;
     char line[4096];
     FILE *out = fdopen(fds[0], "r");
     if (out) {
@@ -197,6 +205,10 @@ static int probe(char *const *words, size_t n, enum fnp_cc_kind *k)
                 clang = 1;
             else if (strncmp(line, "#define __GNUC__ ", 17) == 0)
                 gnuc = 1;
+            else if (strncmp(line, "#define __x86_64__ ", 19) == 0)
+                x86 = 1;
+            else if (strncmp(line, "#define __clang_major__ ", 24) == 0)
+                major = atoi(line + 24);
         }
         fclose(out);
     } else {
@@ -205,12 +217,24 @@ static int probe(char *const *words, size_t n, enum fnp_cc_kind *k)
     if (fnp_cc_wait(pid) < 0)
         return -1;
     *k = clang ? FNP_CC_KIND_CLANG : gnuc ? FNP_CC_KIND_GCC : FNP_CC_KIND_OTHER;
+    t->x86_64 = x86;
+    t->clang_major = clang ? major : 0;
     return 0;
 }
 
-enum fnp_cc_kind fnp_cc_detect(char *const *words, size_t n)
+enum fnp_cc_kind fnp_cc_detect(char *const *words, size_t n, struct fnp_cc_target *t)
 {
     enum fnp_cc_kind k;
+    struct fnp_cc_target ignored;
+    if (!t)
+        t = &ignored;
+        /* Told, not probed: the target is taken to be the wrapper's own, clang a recent one. */
+#ifdef __x86_64__
+    t->x86_64 = 1;
+#else
+    t->x86_64 = 0;
+#endif
+    t->clang_major = 0;
     const char *forced = getenv("FNPROF_CC_KIND");
     if (forced && *forced) {
         if (kind_from_name(forced, &k) == 0)
@@ -222,12 +246,12 @@ enum fnp_cc_kind fnp_cc_detect(char *const *words, size_t n)
     int cacheable = cache_key(words, n, key, sizeof(key)) >= 0 && cache_dir(dir, sizeof(dir)) == 0;
     if (cacheable) {
         snprintf(file, sizeof(file), "%s/%016llx", dir, (unsigned long long)fnv1a(key));
-        if (cache_read(file, key, &k) == 0)
+        if (cache_read(file, key, &k, t) == 0)
             return k;
     }
-    if (probe(words, n, &k) < 0)
+    if (probe(words, n, &k, t) < 0)
         return FNP_CC_KIND_OTHER;
     if (cacheable)
-        cache_write(dir, file, key, k);
+        cache_write(dir, file, key, k, t);
     return k;
 }

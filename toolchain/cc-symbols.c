@@ -98,3 +98,15 @@ int fnp_cc_object_instrumented(const char *path)
     free(data);
     return rc;
 }
+
+int fnp_cc_object_lto(const char *path)
+{
+    size_t len;
+    char *data = slurp(path, &len);
+    if (!data)
+        return -1;
+    static const char lto[] = ".gnu.lto_";
+    int rc = memmem(data, len, lto, sizeof(lto) - 1) != NULL;
+    free(data);
+    return rc;
+}

@@ -3,7 +3,7 @@
  * fnprof-cc and fnprof-c++ (one source, built twice): drop-in compilers for CC and CXX that
  * build with fnprof's instrumentation and link its runtime. docs/wrappers.md has every rule.
  *
- *   fnprof-cc [--filter FILE] <the compiler's arguments>
+ *   fnprof-cc [--filter FILE | --patchable] <the compiler's arguments>
  *
  * The compiler is $FNPROF_CC (fnprof-c++: $FNPROF_CXX), split at blanks ("ccache gcc"),
  * default cc (c++). The wrapper adds its flags around the user's arguments and execs the
@@ -15,6 +15,8 @@
  *   link:    the runtime after the user's arguments, wrapped in --no-as-needed, so that no
  *            ordering or --as-needed drops it (issue 14, item 7).
  *   --version, -print-*, -E, -M, -MM, -fsyntax-only, no input: nothing added.
+ *   --patchable: patchable sites in place of -finstrument-functions (cc-patchable.c,
+ *            docs/patchable.md); the link is the same.
  */
 #include "cc-wrapper.h"
 
@@ -158,7 +160,7 @@ static void add(struct cmd *c, char *s)
 
 static void usage(void)
 {
-    printf("usage: %s [--filter FILE] COMPILER-ARGUMENTS...\n"
+    printf("usage: %s [--filter FILE | --patchable] COMPILER-ARGUMENTS...\n"
            "\n"
            "Runs $%s (default %s) with fnprof's instrumentation: -g -finstrument-functions\n"
            "when compiling (system headers excluded), the fnprof runtime when linking.\n"
@@ -166,6 +168,8 @@ static void usage(void)
            "\n"
            "  --filter FILE   a Score-P filter file applied at compile time where the\n"
            "                  compiler allows (docs/wrappers.md)\n"
+           "  --patchable     no-op sites at function entries and returns instead of\n"
+           "                  hooks, patched when the program records (docs/patchable.md)\n"
            "  --fnprof-help   this help (--help is the compiler's)\n",
            SELF, COMPILER_VAR, DEFAULT_COMPILER);
 }
@@ -179,6 +183,7 @@ int main(int argc, char **argv)
 
     /* Our own options come out; every other argument stays, in its order. */
     const char *filter = NULL;
+    int patchable = 0;
     char **user = calloc((size_t)argc + 1, sizeof(*user));
     if (!user)
         return 1;
@@ -192,6 +197,8 @@ int main(int argc, char **argv)
             filter = argv[++i];
         } else if (strncmp(argv[i], "--filter=", 9) == 0) {
             filter = argv[i] + 9;
+        } else if (strcmp(argv[i], "--patchable") == 0) {
+            patchable = 1;
         } else if (strcmp(argv[i], "--fnprof-help") == 0) {
             usage();
             return 0;
@@ -208,22 +215,43 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    if (patchable && filter) {
+        fnp_cc_error("--filter applies to -finstrument-functions builds, not --patchable");
+        return 2;
+    }
     int instrument = a.mode >= FNP_CC_COMPILE && a.nsources > 0 && a.instr != FNP_CC_INSTR_OFF;
-    enum fnp_cc_kind kind = instrument ? fnp_cc_detect(cc, ncc) : FNP_CC_KIND_OTHER;
+    /* gcc's LTO link compiles: the patchable flags go there too (cc-patchable.c). */
+    int lto_link =
+        patchable && !instrument && a.instr != FNP_CC_INSTR_OFF && fnp_cc_patchable_lto_link(&a);
+    struct fnp_cc_target target = {0};
+    enum fnp_cc_kind kind =
+        instrument || lto_link ? fnp_cc_detect(cc, ncc, &target) : FNP_CC_KIND_OTHER;
     size_t nfilter = 0;
     char *filter_args[FNP_CC_FILTER_MAX_ARGS];
     int filter_skips = 0;
     if (instrument && filter &&
         fnp_cc_filter_args(filter, cc, ncc, kind, &a, filter_args, &nfilter, &filter_skips) < 0)
         return 1;
+    size_t npatch = 0;
+    char *patch_args[FNP_CC_PATCHABLE_MAX_ARGS];
+    if (((instrument && patchable) || lto_link) &&
+        fnp_cc_patchable_args(kind, &target, &a, patch_args, &npatch) < 0)
+        return 1;
 
     /* The compiler, ours, the user's, the runtime's (a dozen at most). */
-    struct cmd c = {calloc(ncc + nfilter + nuser + 32, sizeof(char *)), 0};
+    struct cmd c = {calloc(ncc + nfilter + npatch + nuser + 32, sizeof(char *)), 0};
     if (!c.v)
         return 1;
     for (size_t i = 0; i < ncc; i++)
         add(&c, cc[i]);
-    if (instrument) {
+    if (lto_link) {
+        for (size_t i = 0; i < npatch; i++)
+            add(&c, patch_args[i]);
+    } else if (instrument && patchable) {
+        add(&c, "-g");
+        for (size_t i = 0; i < npatch; i++)
+            add(&c, patch_args[i]);
+    } else if (instrument) {
         add(&c, "-g");
         if (a.instr == FNP_CC_INSTR_UNSAID && !filter_skips)
             add(&c, kind == FNP_CC_KIND_CLANG ? "-finstrument-functions-after-inlining"
@@ -236,7 +264,8 @@ int main(int argc, char **argv)
     char libdir[PATH_MAX], lflag[PATH_MAX + 8];
     for (size_t i = 0; i < nuser; i++)
         add(&c, user[i]);
-    if (a.mode == FNP_CC_LINK && !a.no_stdlib && !a.nsources && a.instr != FNP_CC_INSTR_OFF)
+    if (a.mode == FNP_CC_LINK && !a.no_stdlib && !a.nsources && a.instr != FNP_CC_INSTR_OFF &&
+        !patchable)
         check_objects(&a);
     if (a.mode == FNP_CC_LINK && !a.no_stdlib) {
         if (find_libdir(libdir, sizeof(libdir)) < 0)

@@ -68,8 +68,12 @@ enum fnp_cc_kind {
  * FNPROF_CC_KIND when set, else a cached answer keyed by every word's resolved path, size and
  * mtime, else a probe (`<words> -dM -E -x c /dev/null`, looking for __clang__), cached in
  * $XDG_CACHE_HOME/fnprof (or ~/.cache/fnprof) when it can be written. Never fails: an
- * unknown compiler is FNP_CC_KIND_OTHER. */
-enum fnp_cc_kind fnp_cc_detect(char *const *words, size_t n);
+ * unknown compiler is FNP_CC_KIND_OTHER. *t (when not NULL) is filled from the same probe. */
+struct fnp_cc_target {
+    int x86_64;      /* __x86_64__ (FNPROF_CC_KIND set: the wrapper's own architecture) */
+    int clang_major; /* __clang_major__, 0 for others (and with FNPROF_CC_KIND) */
+};
+enum fnp_cc_kind fnp_cc_detect(char *const *words, size_t n, struct fnp_cc_target *t);
 
 /* The compile-time filter (cc-filter.c): given the filter file, the compiler and the
  * command, fills out[0..*n) with the arguments to add before the user's (malloc'd, caller
@@ -91,6 +95,22 @@ int fnp_cc_object_functions(const char *path, char ***names, size_t *n);
  * bytes name __cyg_profile_func_enter: an undefined symbol's name in its string table), 0
  * (they do not), -1 (unreadable, or LTO bitcode, whose calls are not in its bytes yet). */
 int fnp_cc_object_instrumented(const char *path);
+
+/* Whether the object file or archive at path holds gcc LTO objects (.gnu.lto_ sections):
+ * 1, 0, or -1 when it cannot be read. */
+int fnp_cc_object_lto(const char *path);
+
+/* The flags of `--patchable` (cc-patchable.c) for a command that compiles sources or is an
+ * LTO link, into out[0..*n) (static strings): 0, or -1 with one line on stderr when the
+ * build cannot be patchable (not x86_64, -finstrument-functions given too, neither gcc nor
+ * clang, the patchable directory missing). */
+#define FNP_CC_PATCHABLE_MAX_ARGS 6
+int fnp_cc_patchable_args(enum fnp_cc_kind kind, const struct fnp_cc_target *t,
+                          const struct fnp_cc_args *a, char *out[FNP_CC_PATCHABLE_MAX_ARGS],
+                          size_t *n);
+/* Whether the command links with LTO (-flto given last, or an LTO object among the inputs):
+ * then gcc compiles at the link, and needs the flags there. */
+int fnp_cc_patchable_lto_link(const struct fnp_cc_args *a);
 
 /* "fnprof: fnprof-cc: " and the message, one line on stderr. */
 void fnp_cc_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -91,6 +91,7 @@ static void usage(FILE *out)
             "usage: fnprof report FILE [--sort KEY]... [--limit N] [--callers] [--callees]\n"
             "                   [--unit s|ms|us|ns] [--no-meta] [--short-names]\n"
             "       fnprof report --memory FILE [--sort KEY] [--limit N] [--exact] [--no-meta]\n"
+            "                   [--short-names]\n"
             "\n"
             "Prints a pstats file as python3's pstats does: totals, then one line per\n"
             "function, ncalls shown as total/primitive when they differ. A profile that\n"
@@ -595,15 +596,17 @@ static void put_amount(uint64_t v, int exact)
 /* The table of fnprof report --memory, of a profile with memory columns. Returns an exit
  * status. */
 static int print_memory(const struct fnp_profile *p, const char *path, const struct stat *st,
-                        const struct mem_sort *by, size_t limit, int exact)
+                        const struct mem_sort *by, size_t limit, int exact, int short_names)
 {
     uint64_t *self = malloc((p->ntree ? p->ntree : 1) * sizeof(*self));
     struct mem_row *rows = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*rows));
     uint8_t *has = calloc(p->nfuncs ? p->nfuncs : 1, 1);
-    if (!self || !rows || !has) {
+    char **names = short_names ? fnp_names_new(p) : NULL;
+    if (!self || !rows || !has || (short_names && !names)) {
         free(self);
         free(rows);
         free(has);
+        fnp_labels_free(names, p->nfuncs);
         fnp_cli_error("report", "%s: out of memory", path);
         return FNP_EXIT_FAILURE;
     }
@@ -659,10 +662,14 @@ static int print_memory(const struct fnp_profile *p, const char *path, const str
         put_amount(r->peak, exact);
         put_amount(leaked(r), exact);
         putchar(' ');
-        fnp_cli_put_function(stdout, &p->funcs[r->func].key);
+        struct fnp_key k = p->funcs[r->func].key;
+        if (names)
+            k.name = names[r->func];
+        fnp_cli_put_function(stdout, &k);
         putchar('\n');
     }
     printf("\n");
+    fnp_labels_free(names, p->nfuncs);
     free(self);
     free(rows);
     free(has);
@@ -780,7 +787,7 @@ int fnp_cmd_report(int argc, char **argv)
         } else {
             if (meta)
                 print_meta(&p);
-            status = print_memory(&p, path, &st, mem_by, limit, exact);
+            status = print_memory(&p, path, &st, mem_by, limit, exact, r.short_names);
         }
         fnp_profile_free(&p);
         return status;

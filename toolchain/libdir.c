@@ -15,6 +15,12 @@
 
 int fnp_runtime_file(const char *file, char *out, size_t n, char *why, size_t whylen)
 {
+    return fnp_exe_relative_file(FNPROF_REL_LIBDIR, file, out, n, why, whylen);
+}
+
+int fnp_exe_relative_file(const char *rel, const char *file, char *out, size_t n, char *why,
+                          size_t whylen)
+{
     char exe[PATH_MAX];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     if (len < 0) {
@@ -26,7 +32,7 @@ int fnp_runtime_file(const char *file, char *out, size_t n, char *why, size_t wh
     if (slash)
         *slash = '\0';
     char path[PATH_MAX + 64];
-    snprintf(path, sizeof(path), "%s/%s/%s", exe, FNPROF_REL_LIBDIR, file);
+    snprintf(path, sizeof(path), "%s/%s/%s", exe, rel, file);
     char real[PATH_MAX];
     if (!realpath(path, real)) {
         snprintf(why, whylen, "%s: %s", path, strerror(errno));

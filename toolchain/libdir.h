@@ -11,5 +11,8 @@
  * compiler wrappers find libfnprof.so alike. Returns 0, or -1 with "<path>: <why>" in why.
  */
 int fnp_runtime_file(const char *file, char *out, size_t n, char *why, size_t whylen);
+/* The same from another directory: <directory of this executable>/rel/file. */
+int fnp_exe_relative_file(const char *rel, const char *file, char *out, size_t n, char *why,
+                          size_t whylen);
 
 #endif

@@ -9,7 +9,7 @@ namespaces, templates) with -finstrument-functions, runs it, and checks:
   the functions as debuggers do: the expected short labels, no libstdc++ spelling left;
 - no two functions share a label (speedscope lists every function once);
 - --no-short-names gives the keys' names, as does fnprof report by default; report
-  --short-names the short ones;
+  --short-names the short ones, in the time table and in the memory table (--memory);
 - the pstats file's keys are the symbolizer's full names, static initialisers and
   _GLOBAL__sub_I_ included (demangled).
 Exits 77 when no C++ compiler is found. python3 standard library only.
@@ -70,7 +70,8 @@ def build(a, work):
                    check=True)
     prof = os.path.join(work, "names.prof")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PROF_")}
-    subprocess.run([exe], env=dict(env, PROF_OUTPUT=prof, PROF_QUIET="1"), check=True)
+    subprocess.run([exe], env=dict(env, PROF_OUTPUT=prof, PROF_QUIET="1",
+                                   PROF_MEMORY=prof + ".mem"), check=True)
     return prof
 
 
@@ -174,7 +175,8 @@ def main():
     v.check("short" not in html_data(full["html"]), "html --no-short-names: short names")
 
     def report(*opts):
-        r = subprocess.run([a.fnprof, "report", prof, "-n", "0", "--no-meta"] + list(opts),
+        path = prof + ".mem" if "--memory" in opts else prof
+        r = subprocess.run([a.fnprof, "report", path, "-n", "0", "--no-meta"] + list(opts),
                            stdout=subprocess.PIPE, check=True)
         return r.stdout.decode()
     plain = report()
@@ -185,6 +187,13 @@ def main():
     for name in SHORT:
         v.check("(%s)\n" % name in rs, "report --short-names: no %r" % name)
     v.check("__cxx11" not in rs, "report --short-names: a long spelling left")
+    # the memory table names functions as the time table does
+    mem = report("--memory")
+    v.check("__cxx11" in mem, "report --memory: the default is not the keys' names")
+    ms = report("--memory", "--short-names")
+    v.check("__cxx11" not in ms and "(main)\n" in ms and
+            "(cfg::load(std::map<std::string, std::vector<int>> const&))\n" in ms,
+            "report --memory --short-names: not the short names")
     return v.done()
 
 
