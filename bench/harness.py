@@ -101,6 +101,9 @@ UFTRACE = ["uftrace", "record", "--no-libcall", "--no-event"]
 TRACE_SLACK = 1 << 16
 
 # The hot-path instruction counts (callgrind): base first, the reference of the others.
+# The patchable build's, where it was built: its calls are the instrumented build's on the
+# micro workloads (their functions are never inlined).
+IR_PATCH = ["patch-off", "patch-paused", "patch-on"]
 IR_CONFIGS = ["base", "floor", "fnprof-off", "fnprof", "fnprof-count", "fnprof-paused",
               "fnprof-trace", "limit", "limit-notime"]
 
@@ -597,6 +600,8 @@ class Runner:
                     pass  # expected: paused from start to end
                 elif "PROF_MAX_NODES" in w.fnprof_env and "were merged by caller" in line:
                     pass  # expected: the workload runs past the node cap
+                elif "no DWARF debug info" in line:
+                    pass  # a system library's names from its symbols (cxx: libstdc++)
                 elif line.startswith("fnprof:"):
                     self.note(f"{w.name}/{config}: {line.strip()}")
                     if "not traced" in line:
@@ -702,7 +707,7 @@ class Runner:
         rows = {}
         for w in ws:
             calls = self.count_calls(w, size)
-            for config in IR_CONFIGS:
+            for config in IR_CONFIGS + [c for c in IR_PATCH if c not in self.skip]:
                 out = OUT / f"{w.name}.{config}.ir.out"
                 out.unlink(missing_ok=True)
                 env, hook_object = {}, None
@@ -725,7 +730,20 @@ class Runner:
                     env["LD_PRELOAD"] = self.hook_libs[config]
                     hook_object = f"/{config}.so"
                 variant = "base" if config == "base" else "inst"
-                cg = ["valgrind", "--tool=callgrind", "--toggle-collect=main",
+                smc = []
+                if config.startswith("patch-"):
+                    # the linked libfnprof.so's stubs and trampolines are its instructions;
+                    # the program's text is patched at run time, which valgrind sees only
+                    # when it checks every block for changes (--smc-check=all)
+                    variant, hook_object, smc = "patch", "/libfnprof.so", ["--smc-check=all"]
+                    env.update(w.fnprof_env)
+                    if config != "patch-off":
+                        env.update(PROF_OUTPUT=OUT / f"{w.name}.{config}.ir.prof",
+                                   PROF_QUIET="1")
+                        (OUT / f"{w.name}.{config}.ir.prof").unlink(missing_ok=True)
+                    if config == "patch-paused":
+                        env["PROF_START"] = "paused"
+                cg = ["valgrind", "--tool=callgrind", "--toggle-collect=main", *smc,
                       f"--callgrind-out-file={out}", *self.argv(w, variant, size)]
                 _, _, _, rc = spawn(cg, env, err=OUT / f"{w.name}.{config}.ir.err",
                                     fixed_layout=w.no_aslr)
@@ -758,6 +776,8 @@ class Runner:
                     if fn.startswith("__cyg_profile_func_") or (hook_object and hook_object in obj):
                         hooks += ir
                 rows[(w.name, config)] = {"calls": calls, "main": total, "hooks": hooks}
+                if config == "patch-on" and not (OUT / f"{w.name}.{config}.ir.prof").exists():
+                    rows[(w.name, config)]["pending"] = True  # the runtime patched nothing
         return rows
 
 
@@ -1143,10 +1163,13 @@ def report(ws, calls, samples, side, irs, fnprof_counts, quick, skip=None):
             base = irs[(n, "base")]
             floor = irs[(n, "floor")]
             c = base["calls"]
-            for config in IR_CONFIGS[1:]:
-                r = irs[(n, config)]
+            for config in IR_CONFIGS[1:] + IR_PATCH:
+                r = irs.get((n, config))
+                if r is None:
+                    continue
                 irows.append([n if config == "floor" else "",
-                              f"{c:,}" if config == "floor" else "", config,
+                              f"{c:,}" if config == "floor" else "",
+                              config + (" (pending: nothing patched)" if r.get("pending") else ""),
                               f"{r['hooks'] / c:.1f}", f"{(r['main'] - base['main']) / c:.1f}",
                               f"{(r['main'] - floor['main']) / c:.1f}"])
         out.append(table(["workload", "calls", "config", "in hook library", "all >base",
