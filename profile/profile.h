@@ -729,4 +729,37 @@ char *fnp_outname(const char *in, const struct fnp_outname_vars *v);
 /* Whether the template uses the code (%p: 'p'), "%%" being no code. */
 int fnp_outname_has(const char *in, char code);
 
+/* ---- signame.c: the signals of PROF_DUMP_SIGNAL and PROF_TOGGLE_SIGNAL ------------------ */
+
+/* The signal s names: USR2, SIGUSR2, RTMIN+3, RTMAX-1 or a number; 0 for NULL, for no
+ * signal, and for one that cannot serve (KILL, STOP, or a fault the program must see). */
+int fnp_signal_parse(const char *s);
+
+/*
+ * fnprof record's requests to a running process (docs/controls.md, "fnprof record"): the
+ * value sigqueue(3) sends with PROF_TOGGLE_SIGNAL or PROF_DUMP_SIGNAL. A signal without it
+ * (kill(1), or another value) is an ordinary toggle or dump. The top byte is
+ * FNP_LIVE_MAGIC, the next four bits the operation, the low 20 bits a token the runtime
+ * shows, once the request is done, in the name of its signal thread: FNP_LIVE_THREAD,
+ * then the state (FNP_LIVE_RECORDING, ...), then the token in 5 hexadecimal digits
+ * ("fnprof-P0a3f1"), which /proc/PID/task/TID/comm shows to the requester. No fd, no file:
+ * a daemon that closes every fd cannot break it.
+ */
+#define FNP_LIVE_MAGIC 0x66000000u
+#define FNP_LIVE_MAGIC_MASK 0xff000000u
+#define FNP_LIVE_OP_SHIFT 20
+#define FNP_LIVE_TOKEN_MASK 0xfffffu
+enum fnp_live_op {
+    FNP_LIVE_TOGGLE = 1, /* on PROF_TOGGLE_SIGNAL: flip the user pause */
+    FNP_LIVE_MARK = 2,   /* on PROF_DUMP_SIGNAL: a window starts now (no file) */
+    FNP_LIVE_WINDOW = 3, /* on PROF_DUMP_SIGNAL: what came since the mark, to the output
+                            path (as the dump signal names it) with FNP_LIVE_SUFFIX */
+};
+#define FNP_LIVE_SUFFIX ".window"
+#define FNP_LIVE_THREAD "fnprof-"
+#define FNP_LIVE_RECORDING 'R' /* recording */
+#define FNP_LIVE_PAUSED 'P'    /* paused by the user: fnprof_pause, PROF_START, the toggle */
+#define FNP_LIVE_SCHEDULED 'N' /* not paused by the user, but in a NONE step of PROF_SCHEDULE */
+#define FNP_LIVE_ENDED 'E'     /* the exit dump has run: nothing is recorded any more */
+
 #endif

@@ -31,6 +31,11 @@ static uint64_t step;
 static uint64_t cycles_written;
 static struct fnp_baseline base; /* what a dump leaves out; empty: nothing */
 static int have_base;
+/* fnprof record's mark (dumpsig.c): what a window dump leaves out. Apart from base, so that
+ * the program's resets and cycles and a record's windows never cut each other's. */
+static struct fnp_baseline window;
+static int have_window;
+static int ended; /* the exit dump has run */
 
 uint64_t fnp_control_modes(void)
 {
@@ -87,19 +92,27 @@ static int dump_locked(const char *path, uint64_t cycle, int quiet, int reset)
     return rc;
 }
 
-static void reset_locked(void)
+/* *into becomes what every thread recorded so far; 0 or -ENOMEM (*into unchanged). */
+static int baseline_locked(struct fnp_baseline *into, int *have)
 {
     struct fnp_baseline next = {0};
     struct fnp_snapshot s;
-    if (fnp_snapshot_take(&s, fnp_clock_now(), NULL, &next) == 0) {
-        fnp_baseline_free(&base);
-        base = next;
-        have_base = 1;
+    int rc = fnp_snapshot_take(&s, fnp_clock_now(), NULL, &next);
+    if (rc == 0) {
+        fnp_baseline_free(into);
+        *into = next;
+        *have = 1;
     } else {
-        fnp_log("out of memory: fnprof_reset did not clear the profile");
         fnp_baseline_free(&next);
     }
     fnp_snapshot_free(&s);
+    return rc;
+}
+
+static void reset_locked(void)
+{
+    if (baseline_locked(&base, &have_base))
+        fnp_log("out of memory: fnprof_reset did not clear the profile");
 }
 
 /* A cycle's file: %n in PROF_OUTPUT, else ".cycle<n>" appended (env.c). */
@@ -145,6 +158,48 @@ void fnp_control_pause(int paused)
     user_paused = paused;
     apply();
     unlock_control(cancel);
+    fnp_dumpsig_notify();
+}
+
+/* Reads the user pause, then sets the other state through fnp_control_pause, the path
+ * fnprof_pause and fnprof_resume take (and whatever pausing does besides the mode bits). A
+ * program's own fnprof_pause between the two is not lost: it is the state flipped, or the
+ * state set after; either way one user pause, as the program's calls alone would leave. */
+int fnp_control_toggle(void)
+{
+    int cancel = lock_control();
+    int paused = !user_paused;
+    unlock_control(cancel);
+    fnp_control_pause(paused);
+    return paused;
+}
+
+char fnp_control_state(void)
+{
+    int cancel = lock_control();
+    char c = ended           ? FNP_LIVE_ENDED
+             : user_paused   ? FNP_LIVE_PAUSED
+             : schedule_none ? FNP_LIVE_SCHEDULED
+                             : FNP_LIVE_RECORDING;
+    unlock_control(cancel);
+    return c;
+}
+
+void fnp_control_mark(void)
+{
+    int cancel = lock_control();
+    if (__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED) && baseline_locked(&window, &have_window))
+        fnp_log("out of memory: fnprof record's window did not start");
+    unlock_control(cancel);
+}
+
+int fnp_control_window(const char *path, int quiet)
+{
+    int cancel = lock_control();
+    struct fnp_dump_opts o = {.quiet = quiet, .since = have_window ? &window : NULL};
+    int rc = fnp_dump(path, &o);
+    unlock_control(cancel);
+    return rc;
 }
 
 void fnp_control_step(void)
@@ -170,6 +225,7 @@ void fnp_control_step(void)
     schedule_none = now == FNP_STEP_NONE;
     apply();
     unlock_control(cancel);
+    fnp_dumpsig_notify();
 }
 
 void fnp_control_reset(void)
@@ -195,6 +251,7 @@ void fnp_control_exit(void)
         unlock_control(cancel);
         return;
     }
+    ended = 1;
     if (have_schedule) {
         enum fnp_step_action a = fnp_schedule_action(&schedule, step);
         if (a == FNP_STEP_RECORD || a == FNP_STEP_RECORD_AND_SAVE)
@@ -213,6 +270,7 @@ void fnp_control_exit(void)
     }
     fnp_trace_finish();
     unlock_control(cancel);
+    fnp_dumpsig_notify();
 }
 
 uint64_t fnp_control_steps(void)
@@ -236,6 +294,8 @@ static void after_fork_child(void)
     /* The parent's baseline names the parent's nodes: the child's tree is new. */
     fnp_baseline_free(&base);
     have_base = 0;
+    fnp_baseline_free(&window);
+    have_window = 0;
     pthread_mutex_unlock(&lock);
 }
 

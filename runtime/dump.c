@@ -250,8 +250,8 @@ __attribute__((constructor)) static void fnp_load(void)
     fnp_control_init(modes);
     fnp_control_atfork();
     pthread_atfork(NULL, NULL, fnp_forked_child);
-    if (fnp_config.output && fnp_config.dump_signal && *fnp_config.dump_signal)
-        fnp_dumpsig_init();
+    if (fnp_config.output)
+        fnp_dumpsig_init(); /* PROF_DUMP_SIGNAL, PROF_TOGGLE_SIGNAL */
     /* quick_exit runs no destructor, only its own handlers: ours, registered first, runs
      * after the program's, as the destructor runs after its atexit handlers. */
     at_quick_exit(exit_dump);

@@ -25,6 +25,8 @@
  *                PROF_OUTPUT with "%n" as the cycle's number (else ".cycle<n>" appended).
  *   PROF_DUMP_SIGNAL  a signal name (USR2, SIGUSR2, RTMIN+3) or number: on it the profile
  *                so far is written to PROF_OUTPUT and the program goes on (dumpsig.c).
+ *   PROF_TOGGLE_SIGNAL  a signal, named as PROF_DUMP_SIGNAL's: on it recording pauses if
+ *                it runs and resumes if paused (the pause fnprof_pause sets; dumpsig.c).
  *   PROF_TRACE   also write a Chrome trace of every call to this path (docs/trace.md).
  *   PROF_TRACE_EVENTS  calls the trace keeps at most (default 1000000, 24 bytes each).
  *   PROF_MEMORY  also (or only) write a memory profile to this path: every allocation
@@ -112,6 +114,7 @@ int fnp_env_load(void)
     fnp_config.start = secure_getenv("PROF_START");
     fnp_config.schedule = secure_getenv("PROF_SCHEDULE");
     fnp_config.dump_signal = secure_getenv("PROF_DUMP_SIGNAL");
+    fnp_config.toggle = secure_getenv("PROF_TOGGLE_SIGNAL");
     fnp_config.filter = secure_getenv("PROF_FILTER");
     fnp_config.trace_events = positive("PROF_TRACE_EVENTS");
     fnp_config.max_nodes = positive("PROF_MAX_NODES");

@@ -448,6 +448,7 @@ struct fnp_config {
     const char *start;        /* PROF_START: running (default) or paused */
     const char *schedule;     /* PROF_SCHEDULE */
     const char *dump_signal;  /* PROF_DUMP_SIGNAL */
+    const char *toggle;       /* PROF_TOGGLE_SIGNAL */
     char *trace;              /* PROF_TRACE made absolute at load */
     uint64_t trace_events;    /* PROF_TRACE_EVENTS; 0: the default */
     const char *filter;       /* PROF_FILTER: a Score-P filter file */
@@ -726,6 +727,15 @@ void fnp_control_exit(void);
 /* fnprof_step calls so far. */
 uint64_t fnp_control_steps(void);
 void fnp_control_atfork(void);
+/* PROF_TOGGLE_SIGNAL (dumpsig.c): flips the user pause; returns the new one (1 paused). */
+int fnp_control_toggle(void);
+/* FNP_LIVE_RECORDING, _PAUSED, _SCHEDULED or _ENDED (profile.h), for fnprof record. */
+char fnp_control_state(void);
+/* fnprof record's window: the mark starts it (what was recorded so far is left out of the
+ * window's dump, open calls counting as calls from the mark, as after a reset); the
+ * window's dump writes what came since, whatever resets and cycles came between. */
+void fnp_control_mark(void);
+int fnp_control_window(const char *path, int quiet);
 
 /* ---- region.c: named regions ------------------------------------------------------- */
 
@@ -748,12 +758,15 @@ int fnp_meta_fill(struct fnp_profile *p);
 /* Makes the metadata lock safe across fork (fnp_load: the order of the fork handlers). */
 void fnp_meta_atfork(void);
 
-/* ---- dumpsig.c: PROF_DUMP_SIGNAL ------------------------------------------------------ */
+/* ---- dumpsig.c: PROF_DUMP_SIGNAL, PROF_TOGGLE_SIGNAL, fnprof record's requests ------- */
 
-/* Installs the handler and starts the thread that dumps when the signal comes. */
+/* With PROF_DUMP_SIGNAL or PROF_TOGGLE_SIGNAL (either, both, or neither: then nothing):
+ * installs the handlers and starts the thread that does what the signals ask. */
 void fnp_dumpsig_init(void);
 /* In a forked child: a semaphore and a thread of its own. */
 void fnp_dumpsig_after_fork(void);
+/* The state of recording changed (control.c): the thread shows it again. */
+void fnp_dumpsig_notify(void);
 
 /* ---- trace.c: PROF_TRACE ------------------------------------------------------------- */
 

@@ -11,7 +11,7 @@ function(fnp_docs_test name)
     set_tests_properties(docs.${name} PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
 endfunction()
 
-foreach(fnp_cmd report run convert merge symbolize diff doctor suggest-filter ranks)
+foreach(fnp_cmd report run convert merge symbolize diff doctor suggest-filter ranks record)
     fnp_docs_test(options.${fnp_cmd} options ${fnp_cmd})
 endforeach()
 fnp_docs_test(options.global options fnprof)

@@ -19,8 +19,9 @@ function(fnp_patchable_case case cc)
 endfunction()
 
 foreach(cc gcc clang)
-    foreach(case pie nopie static shared gc cxx lto gmon pkgconfig cmake)
+    foreach(case pie nopie static shared gc cxx lto gmon wrapper pkgconfig cmake)
         fnp_patchable_case(${case} ${cc})
     endforeach()
 endforeach()
 fnp_patchable_case(filter gcc)
+# SPDX-License-Identifier: MIT

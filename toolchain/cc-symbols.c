@@ -88,7 +88,11 @@ int fnp_cc_object_instrumented(const char *path)
     if (!data)
         return -1;
     static const char hook[] = "__cyg_profile_func_enter", lto[] = ".gnu.lto_";
-    int rc = memmem(data, len, hook, sizeof(hook) - 1) != NULL;
+    /* The patchable build's objects (docs/patchable.md) name their site section instead. */
+    static const char sites[] = "fnprof_sites", sleds[] = "xray_instr_map";
+    int rc = memmem(data, len, hook, sizeof(hook) - 1) != NULL ||
+             memmem(data, len, sites, sizeof(sites) - 1) != NULL ||
+             memmem(data, len, sleds, sizeof(sleds) - 1) != NULL;
     /* gcc's LTO objects (.gnu.lto_ sections) and clang's bitcode ("BC\xc0\xde", or its
      * wrapper 0x0b17c0de) get their code, and its calls, only when linked. */
     if (!rc && (memmem(data, len, lto, sizeof(lto) - 1) ||

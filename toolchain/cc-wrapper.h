@@ -92,8 +92,9 @@ int fnp_cc_filter_args(const char *filter_path, char *const *cc, size_t ncc, enu
 int fnp_cc_object_functions(const char *path, char ***names, size_t *n);
 
 /* Whether the object file, archive or shared object at path calls the enter hook: 1 (its
- * bytes name __cyg_profile_func_enter: an undefined symbol's name in its string table), 0
- * (they do not), -1 (unreadable, or LTO bitcode, whose calls are not in its bytes yet). */
+ * bytes name __cyg_profile_func_enter: an undefined symbol's name in its string table; or,
+ * built patchable, fnprof_sites or xray_instr_map: a section's name), 0 (they do not), -1
+ * (unreadable, or LTO bitcode, whose calls are not in its bytes yet). */
 int fnp_cc_object_instrumented(const char *path);
 
 /* Whether the object file or archive at path holds gcc LTO objects (.gnu.lto_ sections):

@@ -31,6 +31,7 @@ int fnp_cmd_diff(int argc, char **argv);
 int fnp_cmd_doctor(int argc, char **argv);
 int fnp_cmd_suggest_filter(int argc, char **argv);
 int fnp_cmd_ranks(int argc, char **argv);
+int fnp_cmd_record(int argc, char **argv);
 
 /* main.c: "fnprof: <cmd>: " and the message as one line on stderr. */
 void fnp_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -80,5 +81,32 @@ int fnp_cli_load(const char *cmd, const char *path, struct fnp_profile *p, struc
  * and returns -1. */
 int fnp_cli_same_kind(const char *cmd, const char *a_path, const struct fnp_profile *a,
                       const char *b_path, const struct fnp_profile *b);
+
+/* record-target.c: the process fnprof record records, as /proc shows it (no ptrace). */
+struct fnp_target {
+    int pid;
+    char *env; /* the environment it started with: NUL-separated, env_len bytes */
+    size_t env_len;
+    char exe[4096];
+    int toggle_sig, dump_sig; /* PROF_TOGGLE_SIGNAL, PROF_DUMP_SIGNAL */
+};
+/* Fills t for pid when fnprof record can record it: the process runs, may be signalled,
+ * has fnprof loaded, armed (PROF_OUTPUT, PROF_TOGGLE_SIGNAL, PROF_DUMP_SIGNAL, two
+ * signals) and its signal thread running. 0; or -1 with the one-line reason in why.
+ * Caller frees with fnp_target_free (after -1 too). */
+int fnp_target_open(struct fnp_target *t, int pid, char *why, size_t n);
+void fnp_target_free(struct fnp_target *t);
+/* The value of name in t's starting environment, or NULL; borrowed from t. */
+const char *fnp_target_getenv(const struct fnp_target *t, const char *name);
+/* The state letter (FNP_LIVE_RECORDING, ...) and the token of the request done last that
+ * pid's fnprof signal thread shows. 0, -ESRCH (no such process), -ENOENT (no such thread:
+ * the process exec'd or is ending), or -errno. */
+int fnp_target_state(int pid, char *state, unsigned *token);
+/* Whether pid runs (not a zombie). */
+int fnp_target_alive(int pid);
+/* The one or two files the window may be written to (malloc'd; caller frees each), into
+ * paths[0, *count). 0; or -1 with why. */
+int fnp_target_window_paths(const struct fnp_target *t, char *paths[2], size_t *count, char *why,
+                            size_t n);
 
 #endif

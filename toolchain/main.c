@@ -29,6 +29,7 @@ static const struct command {
     {"merge", fnp_cmd_merge, "add profiles together, like pstats.Stats(a, b)"},
     {"ranks", fnp_cmd_ranks, "compare one program's profiles across MPI ranks: the imbalance"},
     {"symbolize", fnp_cmd_symbolize, "make the profile from a raw snapshot (a killed process)"},
+    {"record", fnp_cmd_record, "profile a running process, started armed, for N seconds"},
     {"diff", fnp_cmd_diff, "compare two profiles, function by function; gate CI on the change"},
     {"doctor", fnp_cmd_doctor, "what a program's profile will and will not see"},
     {"suggest-filter", fnp_cmd_suggest_filter,

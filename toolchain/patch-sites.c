@@ -423,8 +423,9 @@ static int match_site(const struct line *l, size_t n, size_t *used)
     return kind;
 }
 
-/* The site: gcc's label kept (nothing else may name it, but it costs nothing), a label of
- * ours on the nop, and its entry. As many lines as gcc's text took (4 or 5). */
+/* The site: gcc's "1:" kept (the numeric labels around it, "1b" or "1f" in inline asm,
+ * resolve as before), a label of ours on the nop, and its entry. As many lines as gcc's
+ * text took (4 or 5). */
 static void emit_site(struct rewrite *r, int kind, size_t used)
 {
     struct section *s = &r->secs.v[r->cur];

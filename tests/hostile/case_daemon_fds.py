@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""A daemon with PROF_DUMP_SIGNAL (progs/daemon_fds.c): it closes every fd (close_range),
-reopens 0-2 on /dev/null, makes a pipe, then sends itself the dump signal. Its pipe must
-receive nothing of fnprof's, the dump must be made, and the fds it gets (its first one
-before closing, its pipe's, its next file's) must be those it gets without fnprof: fnprof
-holds no fd the program can see, close or have reused."""
+"""A daemon with PROF_DUMP_SIGNAL, and PROF_TOGGLE_SIGNAL beside it (progs/daemon_fds.c): it
+closes every fd (close_range), reopens 0-2 on /dev/null, makes a pipe, then sends itself
+the dump signal (after the toggle signal). Its pipe must receive nothing of fnprof's, the
+dump must be made, and the fds it gets (its first one before closing, its pipe's, its next
+file's) must be those it gets without fnprof: fnprof holds no fd the program can see, close
+or have reused."""
 
 from hostile import Failure, expect, main
 
@@ -26,8 +27,10 @@ def case(ctx):
     print("without fnprof: " + plain, end="")
     expect(plain.startswith("first 3, pipe 3 4, read 'hello', result 5"),
            "an unexpected start without fnprof: %r" % plain)
-    env = {"PROF_DUMP_SIGNAL": "USR2"}
-    for name, how in (("signalled", "signal"), ("quiet", "none")):
+    dump = {"PROF_DUMP_SIGNAL": "USR2"}
+    both = dict(dump, PROF_TOGGLE_SIGNAL="USR1")  # the toggle's handler and thread too
+    for name, how, env in (("signalled", "signal", dump), ("quiet", "none", dump),
+                           ("toggled", "toggle", both), ("toggle-quiet", "none", both)):
         got = result(name, how, env)
         print("with fnprof (%s): %s" % (name, got), end="")
         expect(got == plain, "%s: the daemon saw %r, without fnprof %r" % (name, got, plain))

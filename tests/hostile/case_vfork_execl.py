@@ -21,3 +21,4 @@ def case(ctx):
 
 if __name__ == "__main__":
     main(case)
+# SPDX-License-Identifier: MIT

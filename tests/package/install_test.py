@@ -532,7 +532,10 @@ def case_deb(a):
               "usr/lib/libfnprof.so", "usr/lib/libfnprof.a", "usr/lib/libfnprof-symbolizer.so",
               "usr/lib/pkgconfig/fnprof.pc", "usr/lib/cmake/fnprof/fnprofConfig.cmake",
               "usr/lib/cmake/fnprof/fnprofTargets.cmake", "usr/share/man/man1/fnprof.1",
-              "usr/share/man/man1/fnprof-cc.1", "usr/share/doc/fnprof/copyright"):
+              "usr/share/man/man1/fnprof-cc.1", "usr/share/doc/fnprof/copyright",
+              "usr/libexec/fnprof/patchable/as", "usr/libexec/fnprof/patchable/gcrt1.o",
+              "usr/libexec/fnprof/patchable/grcrt1.o", "usr/lib/pkgconfig/fnprof-patchable.pc",
+              "usr/lib/pkgconfig/fnprof-patchable-clang.pc"):
         check(os.path.lexists(os.path.join(root, f)), "the package lacks /" + f)
     check("libfnprof-mpi" not in listing, "libfnprof-mpi.so is in the fnprof package")
     # Only the unpacked root from here on: the build tree and the scratch prefix are hidden
@@ -549,7 +552,8 @@ def case_deb(a):
                 check(path.startswith(os.path.realpath(root) + "/"),
                       "pkg-config names %s, outside the unpacked package" % f)
     # A system install (/usr/lib, where the loader looks) gives its programs no rpath.
-    for module in ("fnprof", "fnprof-gcc", "fnprof-clang"):
+    for module in ("fnprof", "fnprof-gcc", "fnprof-clang", "fnprof-patchable",
+                   "fnprof-patchable-clang"):
         line = run(["pkg-config", "--libs", module], env=pc_env).stdout
         check("rpath" not in line, "the .deb's %s.pc adds an rpath: %s" % (module, line))
     # The unpacked /usr/lib is not the loader's: LD_LIBRARY_PATH stands in for it.

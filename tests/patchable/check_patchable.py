@@ -6,23 +6,28 @@ read back from the ELF files as the runtime reads them.
                        --work DIR [--prefix INSTALLED] CASE
 
 CASE (tests/patchable.cmake runs each as patchable.build.<case>.<cc>):
-  pie, nopie, static   fnprof-cc --patchable, separate compile and link: every function of
+  pie, nopie, static   fnprof-cc --patchable, separate compile and link (nopie: -masm=intel;
+                       gc: -fcf-protection, endbr64 before the entry site): every function of
                        progs/sites.c + lib.c has one entry site and exit sites, the bytes at
                        each are the unpatched pattern, no __fentry__, no TEXTREL, no gmon.out,
                        output identical to a plain build
   shared               lib.c as a -fPIC shared library: its sites in it, none in the program
   gc                   -ffunction-sections -Wl,--gc-sections: unused_function and its sites
-                       gone, every site left inside a kept function
+                       gone, every site left inside a kept function (GNU ld, and lld)
   cxx                  two C++ TUs emitting the same inline function and templates (COMDAT),
-                       with and without gc-sections: one entry per function, folded
+                       with and without gc-sections: one entry per function, folded (GNU
+                       ld, and gold and lld where installed)
   lto                  -flto through the wrapper: the sites survive (gcc: flags at the link)
+  wrapper              fnprof-cc --patchable's refusals (one line), the link-only command
+                       without -pg or XRay, the probe's cache, -fno-instrument-functions
   gmon                 one-step compile+link: no gmon.out (gcc), no XRay runtime (clang);
                        the controls without fnprof's help show what each check catches
   filter               fnprof-as before a recording fake `as`: byte-identical text where gcc
                        put no site, the rewrite where it did, arguments, exit status, signals,
                        temporary files removed, its own failures in one line (--cc ignored)
   pkgconfig, cmake     the installed fnprof-patchable(-clang) modules, find_package +
-                       fnprof_instrument(... PATCHABLE): working programs with their sites
+                       fnprof_instrument(... PATCHABLE) and fnprof_instrument_directory(
+                       PATCHABLE): working programs with their sites
 Exit 0 pass, 1 fail, 77 skipped (the reason printed). python3 standard library only.
 """
 
@@ -225,7 +230,9 @@ def case_pie(ctx):
 
 
 def case_nopie(ctx):
-    out = build_c(ctx, "nopie", ["-fno-pie"], ["-no-pie"])
+    # Intel syntax too: gcc prints its entry call in AT&T syntax whatever -masm says (the
+    # assembler rejects it); the rewrite's nop is right in both.
+    out = build_c(ctx, "nopie", ["-fno-pie", "-masm=intel"], ["-no-pie"])
     check(elfsites.Elf(out["patch"]).type == 2, "not a position-dependent executable")
     check_file(ctx, out["patch"], expect=C_FUNCS)
 
@@ -251,31 +258,54 @@ def case_shared(ctx):
 
 
 def case_gc(ctx):
-    out = build_c(ctx, "gc", ["-ffunction-sections"], ["-Wl,--gc-sections"])
-    check_file(ctx, out["patch"], expect=[f for f in C_FUNCS if f != "unused_function"],
-               absent=["unused_function"])
+    for ld in linkers():
+        if ld == "gold":
+            continue  # its --gc-sections drops every site (docs/patchable.md)
+        # With endbr64 at function starts: the entry site follows it.
+        out = build_c(ctx, "gc-" + (ld or "ld"), ["-ffunction-sections", "-fcf-protection"],
+                      ["-Wl,--gc-sections"] + (["-fuse-ld=" + ld] if ld else []))
+        check_file(ctx, out["patch"], expect=[f for f in C_FUNCS if f != "unused_function"],
+                   absent=["unused_function"])
+        elf = elfsites.Elf(out["patch"])
+        fib = [start for name, start, _ in elf.functions() if name == "fib"]
+        check(fib and elf.bytes_at(fib[0], 4) == elfsites.ENDBR64,
+              "fib does not start with endbr64 (the test's premise)")
+
+
+def linkers():
+    """The linkers to link with: the default (GNU ld), and gold and lld where installed."""
+    return [None] + [ld for ld in ("gold", "lld") if shutil.which("ld." + ld)]
 
 
 def case_cxx(ctx):
     ctx.src("comdat.hh", "comdat1.cc", "comdat2.cc")
     for gc in (False, True):
         cf = ["-ffunction-sections"] if gc else []
-        lf = ["-Wl,--gc-sections"] if gc else []
-        out = {}
+        objs = {}
         for variant, cc in (("plain", [ctx.cxx]), ("patch", [ctx.wcxx, "--patchable"])):
-            exe = ctx.path("cxx%s-%s" % ("-gc" if gc else "", variant))
+            objs[variant] = []
             for tu in ("comdat1", "comdat2"):
-                ctx.run(cc + ["-O2"] + cf + ["-c", tu + ".cc", "-o", "%s-%s.o" % (exe, tu)])
-            ctx.run(cc + lf + [exe + "-comdat1.o", exe + "-comdat2.o", "-o", exe])
-            out[variant] = exe
-        same_output(ctx, out["plain"], out["patch"])
+                obj = ctx.path("cxx%s-%s-%s.o" % ("-gc" if gc else "", variant, tu))
+                ctx.run(cc + ["-O2"] + cf + ["-c", tu + ".cc", "-o", obj])
+                objs[variant].append(obj)
         # Each object has its own copy of the inline function and the templates.
-        for tu in ("comdat1", "comdat2"):
-            _, sites = sites_of(ctx, "%s-%s.o" % (out["patch"], tu))
-            check(sites, "%s: no sites in the object" % tu)
+        for obj in objs["patch"]:
+            check(sites_of(ctx, obj)[1], "%s: no sites in the object" % obj)
         expect = [f for f in CXX_FUNCS if not gc or f != "_Z10unused_tu1i"]
-        check_file(ctx, out["patch"], expect=expect, absent=[] if expect == CXX_FUNCS
-                   else ["_Z10unused_tu1i"])
+        absent = [] if expect == CXX_FUNCS else ["_Z10unused_tu1i"]
+        # Without the COMDAT group on their sites, gold and lld refuse the link (a reference
+        # into the discarded copy); gold's --gc-sections drops every site (docs/patchable.md).
+        for ld in linkers():
+            if gc and ld == "gold":
+                continue
+            lf = (["-Wl,--gc-sections"] if gc else []) + (["-fuse-ld=" + ld] if ld else [])
+            out = {}
+            for variant, cc in (("plain", [ctx.cxx]), ("patch", [ctx.wcxx, "--patchable"])):
+                exe = ctx.path("cxx%s-%s-%s" % ("-gc" if gc else "", ld or "ld", variant))
+                ctx.run(cc + lf + objs[variant] + ["-o", exe])
+                out[variant] = exe
+            same_output(ctx, out["plain"], out["patch"])
+            check_file(ctx, out["patch"], expect=expect, absent=absent)
 
 
 def case_lto(ctx):
@@ -341,6 +371,47 @@ OUR_SITE = re.compile(rb"^(1:|1:\t\.Lfnprof_site\d+:\t\.byte\t0x0f, 0x1f, 0x44, 
                       rb"(,[^,]+(,comdat)?)?"
                       rb"|\t\.balign\t4; \.long\t\.Lfnprof_site\d+ - \.; \.byte\t[12], 5; "
                       rb"\.short\t0|\t\.popsection)$")
+
+def case_wrapper(ctx):
+    """fnprof-cc --patchable's own rules: what it adds where, what it refuses."""
+    ctx.src("sites.c", "lib.c")
+    verbose = {"FNPROF_CC_VERBOSE": "1"}
+
+    def refused(args, env=None, code=1):
+        p = ctx.run([ctx.wcc] + args, ok=False, env=env)
+        lines = p.stderr.decode().splitlines()
+        check(p.returncode == code and len(lines) == 1
+              and lines[0].startswith("fnprof: fnprof-cc: "),
+              "%s: exit %d, stderr %r" % (" ".join(args), p.returncode, lines))
+
+    refused(["--patchable", "-finstrument-functions", "-c", "sites.c"])
+    refused(["--patchable", "-m32", "-c", "sites.c"])
+    refused(["--patchable", "--target=aarch64-linux-gnu", "-c", "sites.c"])
+    refused(["--patchable", "-c", "sites.c"], env={"FNPROF_CC_KIND": "other"})
+    refused(["--patchable", "--filter", "x.filter", "-c", "sites.c"], code=2)
+    # The probe's cache names the target and clang's version (docs/wrappers.md).
+    ctx.run([ctx.wcc, "--patchable", "-O2", "-c", "sites.c", "-o", "sites.o"])
+    ctx.run([ctx.wcc, "--patchable", "-O2", "-c", "lib.c", "-o", "lib.o"])
+    cache = os.path.join(ctx.env["XDG_CACHE_HOME"], "fnprof", "cc-kind")
+    with open(os.path.join(cache, os.listdir(cache)[0])) as f:
+        line = f.read().splitlines()[1].split()
+    check(line[:2] == [ctx.kind, "x86_64"] and (line[2] != "0") == (ctx.kind == "clang"),
+          "the cache says %r" % line)
+    # A link-only command: the runtime, nothing of -pg or XRay; and no warning that the
+    # objects call no hooks (they have sites).
+    p = ctx.run([ctx.wcc, "--patchable", "sites.o", "lib.o", "-o", "linked"], env=verbose)
+    err = p.stderr.decode()
+    check(err.count("\n") == 1 and "-lfnprof" in err, "link: %r" % err)
+    for flag in ("-pg", "-mfentry", "-fxray", "-B"):
+        check(" %s" % flag not in err, "the link got %s: %r" % (flag, err))
+    p = ctx.run([ctx.wcc, "sites.o", "lib.o", "-o", "linked2"])
+    check(p.stderr == b"", "a link of patchable objects warned: %r" % p.stderr)
+    # -fno-instrument-functions (gcc; clang 14 rejects the option) leaves the source alone.
+    if ctx.kind == "gcc":
+        ctx.run([ctx.wcc, "--patchable", "-fno-instrument-functions", "-c", "lib.c", "-o",
+                 "off.o"])
+        check(not sites_of(ctx, ctx.path("off.o"))[1], "-fno-instrument-functions: sites")
+
 
 FAKE_AS = r"""#!/bin/sh
 # Records what the assembler got: arguments, the input (last argument), then exits as told.
@@ -513,6 +584,8 @@ def case_cmake(ctx):
     same_output(ctx, ctx.path("plain"), os.path.join(b, "sites"))
     same_output(ctx, ctx.path("plain-cxx"), os.path.join(b, "comdat"))
     check_file(ctx, os.path.join(b, "sites"), expect=C_FUNCS)
+    same_output(ctx, ctx.path("plain"), os.path.join(b, "dir", "sites_dir"))
+    check_file(ctx, os.path.join(b, "dir", "sites_dir"), expect=C_FUNCS)
     check_file(ctx, os.path.join(b, "comdat"), expect=CXX_FUNCS[:-1], absent=CXX_FUNCS[-1:])
 
 

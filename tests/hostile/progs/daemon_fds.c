@@ -1,7 +1,8 @@
 /*
  * A daemon's start: it notes the first fd it gets, closes every fd (close_range), reopens
  * 0, 1 and 2 on /dev/null, makes a pipe and writes "hello" into it. With argv[2] "signal"
- * it then sends itself SIGUSR2 (PROF_DUMP_SIGNAL=USR2) and waits, at most argv[4] seconds,
+ * it then sends itself SIGUSR2 (PROF_DUMP_SIGNAL=USR2; "toggle": SIGUSR1 first,
+ * PROF_TOGGLE_SIGNAL=USR1) and waits, at most argv[4] seconds,
  * for the profile argv[3] to appear. It reads back what its pipe holds and writes the fds
  * it got, what it read and whether the profile appeared to the file argv[1]: without a
  * guest, "first 3, pipe 3 4, read 'hello', result 5".
@@ -38,7 +39,9 @@ int main(int argc, char **argv)
     if (pipe(p) != 0 || write(p[1], "hello", 5) != 5)
         return 5;
     int dumped = -1;
-    if (strcmp(argv[2], "signal") == 0) {
+    if (strcmp(argv[2], "signal") == 0 || strcmp(argv[2], "toggle") == 0) {
+        if (argv[2][0] == 't')
+            kill(getpid(), SIGUSR1); /* PROF_TOGGLE_SIGNAL=USR1 too: a pause, then the dump */
         kill(getpid(), SIGUSR2);
         struct timespec tick = {0, 10000000};
         struct stat st;
