@@ -75,7 +75,6 @@ PATCH_CONFIGS = ["patch-off", "patch-on", "patch-paused", "patch-toggle", "clang
                  "xray-off", "xray-on"]
 CONFIGS += PATCH_CONFIGS
 TOGGLE_MS = 10
-USR1 = "SIGUSR1"
 
 # fnprof-trace keeps every call (PROF_TRACE_EVENTS above the workload's calls, so that what
 # is measured is the cost of recording, not the bound's drop path) and writes its JSON at
@@ -961,7 +960,7 @@ def report_patchable(ws, calls, samples, skip):
                 notes.append("pending: no call recorded (the runtime patches nothing yet)")
             if c == "patch-toggle" and m is not None:
                 sig = summarize(samples[(w.name, c)], "signals")[0]
-                notes.append(f"{USR1} sent {sig:.0f} times" if sig is not None else "")
+                notes.append(f"SIGUSR1 sent {sig:.0f} times" if sig is not None else "")
             per = "-" if m is None or b is None or not n or c in ("base", "clang-base") \
                 else f"{(m - b) / n:.1f}"
             rows.append([w.name if first else "", c, "-" if not n else f"{n:,}",
