@@ -403,8 +403,8 @@ def spawn(argv, env_extra=None, cwd=None, err=None, fixed_layout=False):
 
 def spawn_signalled(argv, env_extra=None, cwd=None, err=None, fixed_layout=False, signal=None):
     """spawn, and with signal ("SIG:MS", signal numbers) launch.c's side process sends the
-    program that signal every MS ms once it catches it; returns spawn's four figures and
-    the signals sent."""
+    program that signal every MS ms once it catches it; returns spawn's four figures, the
+    signals sent and the program's CPU time (user + system, ns)."""
     env = run_env(env_extra)
     preload = env.pop("LD_PRELOAD", "")  # set again, empty or not, for the program only
     errf = open(err, "wb") if err else subprocess.DEVNULL
@@ -420,8 +420,8 @@ def spawn_signalled(argv, env_extra=None, cwd=None, err=None, fixed_layout=False
         errf.close()
     if rc != 0:
         sys.exit(f"bench: {LAUNCH.name} failed ({rc}) running {' '.join(argv)}")
-    wall, rss, end, status, sent = (int(x) for x in report.read_text().split())
-    return wall, rss, end, os.waitstatus_to_exitcode(status), sent
+    wall, rss, end, status, sent, cpu = (int(x) for x in report.read_text().split())
+    return wall, rss, end, os.waitstatus_to_exitcode(status), sent, cpu
 
 
 def dir_size(path):
@@ -564,12 +564,12 @@ class Runner:
             env.update(w.fnprof_env)
         if argv is None:
             argv = self.argv(w, variant, size)
-        wall, rss, end, rc, sent = spawn_signalled(argv, env, cwd=cwd, err=err,
-                                                   fixed_layout=w.no_aslr, signal=toggle)
+        wall, rss, end, rc, sent, cpu = spawn_signalled(argv, env, cwd=cwd, err=err,
+                                                        fixed_layout=w.no_aslr, signal=toggle)
         text = err.read_text(errors="replace")
         if rc:
             sys.exit(f"bench: {w.name}/{config} exited {rc}:\n{text[-2000:]}")
-        r = {"wall": wall, "rss": rss}
+        r = {"wall": wall, "rss": rss, "cpu": cpu}
         if toggle:
             r["signals"] = sent
         if mark.exists() and mark.read_text().strip():
@@ -927,7 +927,9 @@ def report_patchable(ws, calls, samples, skip):
     -finstrument-functions build off (fnprof-off), its floor and the limit hook, and XRay's
     runtime against clang's base. Each build's own calls: the instrumented build's
     (limit-notime's count) for floor, fnprof-off and limit; the patchable build's from
-    patch-on's profile (only what was not inlined); XRay's from its counting handler."""
+    patch-on's profile (only what was not inlined); XRay's from its counting handler. Wall
+    time and the program's CPU time (user + system): on a machine other jobs share, the
+    wall time moves by more than the 3% the targets ask, the CPU time much less."""
     if not any(samples.get((w.name, c)) for w in ws for c in PATCH_CONFIGS):
         if skip:
             return ["", "Patchable builds (issue 25): not run: " + "; ".join(
@@ -937,7 +939,8 @@ def report_patchable(ws, calls, samples, skip):
     order = ["base", "fnprof-off", "patch-off", "patch-paused", "patch-on", "patch-toggle",
              "floor", "limit", "clang-base", "xray-off", "xray-on"]
     for w in ws:
-        med_of = {c: summarize(samples.get((w.name, c), []), "wall") for c in order}
+        med = {(c, k): summarize(samples.get((w.name, c), []), k)
+               for c in order for k in ("wall", "cpu")}
         got = [s.get("fnprof_calls") for s in samples.get((w.name, "patch-on"), [])]
         got = [g for g in got if g]
         pcalls = max(got) if got else None  # None: the runtime patched nothing
@@ -947,9 +950,10 @@ def report_patchable(ws, calls, samples, skip):
             own[c] = pcalls
         first = True
         for c in order:
-            m, lo, hi = med_of[c]
+            m, lo, hi = med[(c, "wall")]
+            cpu = med[(c, "cpu")][0]
             ref = "clang-base" if c.startswith(("xray", "clang")) else "base"
-            b = med_of[ref][0]
+            b, bcpu = med[(ref, "wall")][0], med[(ref, "cpu")][0]
             n = own.get(c)
             notes = []
             if c in skip:
@@ -961,40 +965,46 @@ def report_patchable(ws, calls, samples, skip):
             if c == "patch-toggle" and m is not None:
                 sig = summarize(samples[(w.name, c)], "signals")[0]
                 notes.append(f"SIGUSR1 sent {sig:.0f} times" if sig is not None else "")
-            per = "-" if m is None or b is None or not n or c in ("base", "clang-base") \
-                else f"{(m - b) / n:.1f}"
+            shown = m is not None and b is not None
+            per = shown and n and c not in ("base", "clang-base")
             rows.append([w.name if first else "", c, "-" if not n else f"{n:,}",
                          fmt_ms(m), "-" if m is None else f"{fmt_ms(lo)}-{fmt_ms(hi)}",
-                         "-" if m is None or b is None else f"{m / b:.3f}", per,
+                         f"{m / b:.3f}" if shown else "-",
+                         f"{(m - b) / n:.1f}" if per else "-",
+                         fmt_ms(cpu), f"{cpu / bcpu:.3f}" if shown and bcpu else "-",
+                         f"{(cpu - bcpu) / n:.1f}" if per and bcpu else "-",
                          "; ".join(x for x in notes if x)])
             first = False
 
-        def pct(a, r="base"):
-            x, y = med_of[a][0], med_of[r][0]
-            return None if x is None or y is None else 100 * (x - y) / y
+        def pct(a, key, r="base"):
+            x, y = med[(a, key)][0], med[(r, key)][0]
+            return None if x is None or y is None or not y else 100 * (x - y) / y
 
-        def pct_cell(a, r="base", target=None):
-            v = pct(a, r)
+        def pct_cell(a, key, r="base", target=None):
+            v = pct(a, key, r)
             if v is None:
                 return "pending" if a.startswith("patch") else "-"
             return f"{v:+.1f}%" + ("" if target is None else f" {verdict(abs(v), target)}")
 
-        paused = pct("patch-paused")
-        off = pct("patch-off")
-        on = med_of["patch-on"][0]
-        lim = med_of["limit"][0]
-        b = med_of["base"][0]
-        if on is not None and pcalls and lim is not None:
+        def paused_cell(key):
+            p, o = pct("patch-paused", key), pct("patch-off", key)
+            if p is None or o is None or not pcalls:
+                return "pending"
+            return f"{p - o:+.1f}% {verdict(abs(p - o), 3)}"
+
+        def on_cell(key):
+            on, lim, b = (med[(c, key)][0] for c in ("patch-on", "limit", "base"))
+            if on is None or not pcalls or lim is None:
+                return "pending"
             r = ((on - b) / pcalls) / ((lim - b) / calls[w.name])
-            on_cell = f"{(on - b) / pcalls:.1f}/{(lim - b) / calls[w.name]:.1f} = {r:.2f} " \
+            return f"{(on - b) / pcalls:.1f}/{(lim - b) / calls[w.name]:.1f} = {r:.2f} " \
                 + verdict(r, 1.25)
-        else:
-            on_cell = "pending"
-        trows.append([w.name, pct_cell("patch-off", target=3), pct_cell("fnprof-off"),
-                      "pending" if paused is None or off is None or not pcalls else
-                      f"{paused - off:+.1f}% {verdict(abs(paused - off), 3)}",
-                      on_cell, pct_cell("xray-off", "clang-base"),
-                      pct_cell("xray-on", "clang-base")])
+
+        trows.append([w.name, pct_cell("patch-off", "wall", target=3),
+                      pct_cell("patch-off", "cpu", target=3), paused_cell("wall"),
+                      paused_cell("cpu"), on_cell("wall"), on_cell("cpu"),
+                      pct_cell("fnprof-off", "cpu"), pct_cell("xray-off", "cpu", "clang-base"),
+                      pct_cell("xray-on", "cpu", "clang-base")])
     out = ["", "Patchable builds (issue 25): gcc's base and -finstrument-functions builds "
            "(fnprof-off: libfnprof.so preloaded, no PROF_OUTPUT; floor; limit),",
            "the fnprof-cc --patchable build (libfnprof.so linked) off, paused from the start, "
@@ -1002,16 +1012,19 @@ def report_patchable(ws, calls, samples, skip):
            "clang's base and XRay builds (compiler-rt's runtime: patch_premain=false, and =true "
            "with a no-op handler), against clang-base.",
            "calls: each build's own (the patchable and XRay builds see no inlined function); "
-           "ns/call: (wall - base) / those calls"]
+           "ns/call: (time - base's) / those calls;",
+           "cpu: the program's user + system time (median), which the machine's other jobs "
+           "move less than the wall time"]
     out.append(table(["workload", "config", "calls", "wall ms", "min-max", "x base",
-                      "ns/call>base", "notes"], rows,
-                     ["<", "<", ">", ">", ">", ">", ">", "<"]))
+                      "ns/call>base", "cpu ms", "x base", "cpu ns/call", "notes"], rows,
+                     ["<", "<", ">", ">", ">", ">", ">", ">", ">", ">", "<"]))
     out.append("")
-    out.append("Targets of issue 25 (wall time against base; on: ns per call above base, "
-               "patch-on's / limit's):")
-    out.append(table(["workload", "patch-off vs base (3%)", "fnprof-off vs base",
-                      "paused - off (3%)", "patch-on/limit >base (<=1.25)",
-                      "xray-off vs clang", "xray-on vs clang"], trows))
+    out.append("Targets of issue 25 (against base; on: ns per call above base, patch-on's / "
+               "limit's; the last three without a target, CPU time):")
+    out.append(table(["workload", "patch-off wall (3%)", "patch-off cpu (3%)",
+                      "paused-off wall (3%)", "paused-off cpu (3%)",
+                      "on/limit wall (<=1.25)", "on/limit cpu (<=1.25)", "fnprof-off cpu",
+                      "xray-off cpu", "xray-on cpu"], trows))
     return out
 
 
