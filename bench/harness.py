@@ -13,6 +13,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -28,17 +29,52 @@ OUT = CACHE / "out"
 LAUNCH = BUILD / "launch"  # tools/launch.c
 
 CFLAGS = ["-O2", "-g"]
-VARIANTS = {
-    "base": [],
-    "inst": ["-finstrument-functions"],
-    "pg": ["-pg"],
-}
 LIBS = ["-lpthread", "-lm", "-ldl"]
+XRAY = ["-fxray-instrument", "-fxray-instruction-threshold=1"]
+
+
+class Variant:
+    """How one program variant is built: the compiler (gcc or clang, g++ or clang++ for C++
+    sources), through fnprof's wrapper when wrapper is a list of its arguments, with flags
+    at compile and link time and objects linked in besides mark.o."""
+
+    def __init__(self, cflags=(), ldflags=None, compiler="gcc", wrapper=None, objs=()):
+        self.cflags = list(cflags)
+        self.ldflags = self.cflags if ldflags is None else list(ldflags)
+        self.compiler, self.wrapper, self.objs = compiler, wrapper, list(objs)
+
+    def command(self, cxx, bin_dir):
+        real = {"gcc": "g++" if cxx else "gcc", "clang": "clang++" if cxx else "clang"}
+        real = real[self.compiler]
+        if self.wrapper is None:
+            return [real], []
+        tool = bin_dir / ("fnprof-c++" if cxx else "fnprof-cc")
+        return (["env", f"{'FNPROF_CXX' if cxx else 'FNPROF_CC'}={real}",
+                 f"XDG_CACHE_HOME={CACHE / 'xdg'}", tool, *self.wrapper], [tool])
+
+
+# The program variants: base, instrumented (one binary for every hook configuration) and -pg
+# always; the others (issue 25's rows) where their tools exist, see extra_variants.
+VARIANTS = {
+    "base": Variant(),
+    "inst": Variant(["-finstrument-functions"]),
+    "pg": Variant(["-pg"]),
+}
 
 # Every timed configuration, in the order of the table. callgrind is run apart (smaller
 # sizes: it is 20-100x slower), see Runner.side_runs; so is fnprof-trace (see TRACE_REFS).
 CONFIGS = ["base", "floor", "fnprof", "fnprof-count", "fnprof-off", "fnprof-paused",
            "fnprof-trace", "limit", "limit-notime", "uftrace", "gprof"]
+
+# Issue 25's configurations, timed in the same rounds and shown in a table of their own
+# (report_patchable): the patchable build (fnprof-cc --patchable, libfnprof.so linked) off
+# (no PROF_OUTPUT), on, paused from the start, and toggled by PROF_TOGGLE_SIGNAL from a side
+# process every TOGGLE_MS; clang's base build; clang's XRay build on compiler-rt's XRay
+# runtime, unpatched (patch_premain=false) and patched with a handler that returns at once.
+PATCH_CONFIGS = ["patch-off", "patch-on", "patch-paused", "patch-toggle", "clang-base",
+                 "xray-off", "xray-on"]
+CONFIGS += PATCH_CONFIGS
+TOGGLE_MS = 10
 
 # fnprof-trace keeps every call (PROF_TRACE_EVENTS above the workload's calls, so that what
 # is measured is the cost of recording, not the bound's drop path) and writes its JSON at
@@ -65,6 +101,9 @@ UFTRACE = ["uftrace", "record", "--no-libcall", "--no-event"]
 TRACE_SLACK = 1 << 16
 
 # The hot-path instruction counts (callgrind): base first, the reference of the others.
+# The patchable build's, where it was built: its calls are the instrumented build's on the
+# micro workloads (their functions are never inlined).
+IR_PATCH = ["patch-off", "patch-paused", "patch-on"]
 IR_CONFIGS = ["base", "floor", "fnprof-off", "fnprof", "fnprof-count", "fnprof-paused",
               "fnprof-trace", "limit", "limit-notime"]
 
@@ -122,6 +161,10 @@ def workloads():
                  ["@bench.lua", "3"], no_aslr=True),
         Workload("sqlite", "sqlite", ["--memdb", "--size", "35"], ["--memdb", "--size", "1"],
                  ["--memdb", "--size", "2"], ["--memdb", "--size", "3"]),
+        # classes, templates, virtual calls and the standard library (workloads/cxx.cc): 100
+        # rounds, 188 M calls where gcc instruments what it inlined (~60 ms base: nearly
+        # every call is inlined); the trace's size 5 rounds, 9 M
+        Workload("cxx", "cxx", ["100"], ["1"], ["1"], ["5"]),
     ]
 
 
@@ -149,6 +192,8 @@ def sources(key):
     """(source files, extra compile flags) of a build key; may generate files first."""
     if key in ("fib", "tiny", "deep", "capped"):
         return [WL / f"{key}.c"], []
+    if key == "cxx":
+        return [WL / "cxx.cc"], []
     if key == "many":
         gen = BUILD / "many" / "many.c"
         gen.parent.mkdir(parents=True, exist_ok=True)
@@ -184,17 +229,20 @@ def sources(key):
 
 
 class Job:
-    """A command producing out, redone when the command or an input's mtime changed."""
+    """A command producing out, redone when the command or an input's mtime changed. The
+    inputs are looked at when needed() is asked: a link's objects are made by the compile
+    jobs before it."""
 
     def __init__(self, cmd, out, inputs):
         self.cmd = [str(c) for c in cmd]
         self.out = Path(out)
-        stamp = " ".join(self.cmd) + "\n" + "\n".join(
-            f"{p} {Path(p).stat().st_mtime_ns}" for p in inputs)
-        self.stamp = stamp
+        self.inputs = list(inputs)
+        self.stamp = None
         self.stamp_file = self.out.with_name(self.out.name + ".cmd")
 
     def needed(self):
+        self.stamp = " ".join(self.cmd) + "\n" + "\n".join(
+            f"{p} {Path(p).stat().st_mtime_ns}" for p in self.inputs)
         return not (self.out.exists() and self.stamp_file.exists()
                     and self.stamp_file.read_text() == self.stamp)
 
@@ -216,7 +264,32 @@ def run_jobs(jobs):
             f.result()
 
 
-def build_all(keys, hook_libs):
+def extra_variants(bin_dir, notes):
+    """Adds issue 25's variants to VARIANTS where their tools exist; notes why not otherwise:
+    patch (fnprof-cc --patchable, gcc: the assembler filter's nop sites), clang (clang's
+    base), xray (clang's XRay sleds with compiler-rt's XRay runtime and xray_noop.o)."""
+    wrapper = bin_dir / "fnprof-cc"
+    help_text = subprocess.run([str(wrapper), "--fnprof-help"], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True).stdout if wrapper.exists() \
+        else ""
+    if "--patchable" in help_text:
+        VARIANTS["patch"] = Variant(wrapper=["--patchable"])
+    else:
+        notes.append("patch-*: pending: this fnprof's fnprof-cc has no --patchable")
+    if not shutil.which("clang"):
+        notes.append("clang-base, xray-*: not run: no clang")
+        return
+    VARIANTS["clang"] = Variant(compiler="clang")
+    rt = subprocess.run(["clang", "--print-runtime-dir"], stdout=subprocess.PIPE,
+                        text=True).stdout.strip()
+    if not (Path(rt) / "libclang_rt.xray-x86_64.a").exists():
+        notes.append(f"xray-*: not run: no libclang_rt.xray-x86_64.a in {rt} (libclang-rt-dev)")
+        return
+    VARIANTS["xray"] = Variant(XRAY, ["-fxray-instrument"], compiler="clang",
+                               objs=[BUILD / "hooks" / "xray_noop.o"])
+
+
+def build_all(keys, hook_libs, bin_dir):
     """Builds every program variant of keys; returns {(key, variant): path}."""
     mark_objs, compiles, links, progs = {}, [], [], {}
     for variant in VARIANTS:
@@ -225,18 +298,23 @@ def build_all(keys, hook_libs):
         compiles.append(Job(["gcc", *CFLAGS, "-c", WL / "mark.c", "-o", obj], obj,
                             [WL / "mark.c"]))
         mark_objs[variant] = obj
+    if "xray" in VARIANTS:
+        src, obj = BENCH / "hooks" / "xray_noop.c", BUILD / "hooks" / "xray_noop.o"
+        compiles.append(Job(["clang", *CFLAGS, "-c", src, "-o", obj], obj, [src]))
     for key in keys:
         files, extra = sources(key)
-        for variant, vflags in VARIANTS.items():
+        cxx = any(Path(f).suffix == ".cc" for f in files)
+        for variant, v in VARIANTS.items():
+            cc, tools = v.command(cxx, bin_dir)
             objs = []
             for f in files:
                 obj = BUILD / key / variant / (Path(f).stem + ".o")
-                compiles.append(Job(["gcc", *CFLAGS, *vflags, *extra, "-c", f, "-o", obj], obj,
-                                    [f]))
+                compiles.append(Job([*cc, *CFLAGS, *v.cflags, *extra, "-c", f, "-o", obj], obj,
+                                    [f, *tools]))
                 objs.append(obj)
             prog = BUILD / key / variant / key
-            links.append(Job(["gcc", *CFLAGS, *vflags, "-o", prog, *objs, mark_objs[variant],
-                              *LIBS], prog, []))
+            links.append(Job([*cc, *CFLAGS, *v.ldflags, "-o", prog, *objs, *v.objs,
+                              mark_objs[variant], *LIBS], prog, [*objs, *v.objs, *tools]))
             progs[(key, variant)] = prog
     for name, defs in (("limit", []), ("limit-notime", ["-DLIMIT_NOTIME"])):
         so = BUILD / "hooks" / f"{name}.so"
@@ -300,7 +378,8 @@ BASE_ENV = clean_env()
 # address of the C string, argv and getenv's strings included, and one miss more or less
 # moves its garbage collector's steps (a 50-byte variable changed the calls by 0.01%).
 RUN_VARS = ["LD_PRELOAD", "PROF_OUTPUT", "PROF_TIMER", "PROF_START", "PROF_TRACE",
-            "PROF_TRACE_EVENTS", "PROF_MAX_NODES", "BENCH_MARK", "BENCH_COUNT"]
+            "PROF_TRACE_EVENTS", "PROF_MAX_NODES", "PROF_TOGGLE_SIGNAL", "XRAY_OPTIONS",
+            "BENCH_MARK", "BENCH_COUNT", "BENCH_XRAY_NOOP"]
 ENV_SIZE = 4096
 
 
@@ -319,6 +398,13 @@ def spawn(argv, env_extra=None, cwd=None, err=None, fixed_layout=False):
     small parent (a Python child would report the interpreter's RSS as its peak); returns
     (wall ns, peak RSS KB, end time ns, exit status). ru_maxrss covers the command's own
     waited children too, e.g. the program under uftrace."""
+    return spawn_signalled(argv, env_extra, cwd, err, fixed_layout)[:4]
+
+
+def spawn_signalled(argv, env_extra=None, cwd=None, err=None, fixed_layout=False, signal=None):
+    """spawn, and with signal ("SIG:MS", signal numbers) launch.c's side process sends the
+    program that signal every MS ms once it catches it; returns spawn's four figures, the
+    signals sent and the program's CPU time (user + system, ns)."""
     env = run_env(env_extra)
     preload = env.pop("LD_PRELOAD", "")  # set again, empty or not, for the program only
     errf = open(err, "wb") if err else subprocess.DEVNULL
@@ -326,16 +412,16 @@ def spawn(argv, env_extra=None, cwd=None, err=None, fixed_layout=False):
     argv = [str(a) for a in argv]
     if not Path(argv[0]).is_absolute():
         argv[0] = shutil.which(argv[0]) or argv[0]
-    cmd = [str(LAUNCH), *(["-R"] if fixed_layout else []), "-p", preload,
-           str(report), *argv]
+    cmd = [str(LAUNCH), *(["-R"] if fixed_layout else []), *(["-s", signal] if signal else []),
+           "-p", preload, str(report), *argv]
     rc = subprocess.run(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
                         stdout=subprocess.DEVNULL, stderr=errf).returncode
     if err:
         errf.close()
     if rc != 0:
         sys.exit(f"bench: {LAUNCH.name} failed ({rc}) running {' '.join(argv)}")
-    wall, rss, end, status = (int(x) for x in report.read_text().split())
-    return wall, rss, end, os.waitstatus_to_exitcode(status)
+    wall, rss, end, status, sent, cpu = (int(x) for x in report.read_text().split())
+    return wall, rss, end, os.waitstatus_to_exitcode(status), sent, cpu
 
 
 def dir_size(path):
@@ -358,6 +444,24 @@ class Runner:
         self.trace_events = {}  # PROF_TRACE_EVENTS per workload: its calls at the trace's size
         self.notes = []
         OUT.mkdir(parents=True, exist_ok=True)
+        # configurations whose build or runtime feature is missing: not run, shown as pending
+        self.skip = {}
+        for c, variant in (("patch-", "patch"), ("clang-base", "clang"), ("xray-", "xray")):
+            if variant not in VARIANTS:
+                self.skip.update({k: "not built" for k in PATCH_CONFIGS if k.startswith(c)})
+        if b"PROF_TOGGLE_SIGNAL" not in self.libfnprof.read_bytes():
+            self.skip["patch-toggle"] = "pending: this libfnprof.so has no PROF_TOGGLE_SIGNAL"
+
+    def count_xray(self, w, size):
+        """Calls of the XRay build (its handler counts entries: hooks/xray_noop.c)."""
+        out = OUT / f"{w.name}.{size}.xray.count"
+        out.unlink(missing_ok=True)
+        _, _, _, rc = spawn(self.argv(w, "xray", size),
+                            {"XRAY_OPTIONS": "patch_premain=true", "BENCH_COUNT": out},
+                            fixed_layout=w.no_aslr)
+        if rc or not out.exists():
+            sys.exit(f"bench: {w.name} (xray) exited {rc} while counting calls")
+        return int(out.read_text())
 
     def note(self, text):
         if text not in self.notes:
@@ -390,6 +494,7 @@ class Runner:
         variant = "inst"
         argv = None
         trace = None
+        toggle = None
         if config == "base":
             variant = "base"
         elif config in ("fnprof", "fnprof-count", "fnprof-trace"):
@@ -435,22 +540,45 @@ class Runner:
             (cwd / "gmon.out").unlink(missing_ok=True)
             size_of = cwd / "gmon.out"
             post = ["gprof", "-b", self.progs[(w.build, "pg")], cwd / "gmon.out"]
-        if config.startswith("fnprof"):
+        elif config.startswith("patch-"):
+            # libfnprof.so is linked (fnprof-cc), not preloaded; patch-off leaves it unarmed
+            variant = "patch"
+            if config != "patch-off":
+                prof = OUT / f"{stem}.prof"
+                prof.unlink(missing_ok=True)
+                env["PROF_OUTPUT"] = prof
+                size_of = prof
+            if config == "patch-paused":
+                env["PROF_START"] = "paused"
+            elif config == "patch-toggle":
+                env["PROF_TOGGLE_SIGNAL"] = "USR1"
+                toggle = f"{int(signal.SIGUSR1)}:{TOGGLE_MS}"
+        elif config == "clang-base":
+            variant = "clang"
+        elif config in ("xray-off", "xray-on"):
+            variant = "xray"
+            env["XRAY_OPTIONS"] = "patch_premain=" + ("true" if config == "xray-on" else "false")
+            if config == "xray-on":
+                env["BENCH_XRAY_NOOP"] = "1"
+        if config.startswith(("fnprof", "patch-")):
             env.update(w.fnprof_env)
         if argv is None:
             argv = self.argv(w, variant, size)
-        wall, rss, end, rc = spawn(argv, env, cwd=cwd, err=err, fixed_layout=w.no_aslr)
+        wall, rss, end, rc, sent, cpu = spawn_signalled(argv, env, cwd=cwd, err=err,
+                                                        fixed_layout=w.no_aslr, signal=toggle)
         text = err.read_text(errors="replace")
         if rc:
             sys.exit(f"bench: {w.name}/{config} exited {rc}:\n{text[-2000:]}")
-        r = {"wall": wall, "rss": rss}
+        r = {"wall": wall, "rss": rss, "cpu": cpu}
+        if toggle:
+            r["signals"] = sent
         if mark.exists() and mark.read_text().strip():
             r["tail"] = end - int(mark.read_text())
             r["work"] = wall - r["tail"]
         if size_of is not None:
             p = Path(size_of)
             r["size"] = dir_size(p) if p.is_dir() else (p.stat().st_size if p.exists() else 0)
-            if config.startswith("fnprof") and not p.exists():
+            if config.startswith(("fnprof", "patch-")) and not p.exists():
                 self.note(f"{w.name}/{config}: no profile written: {text.strip()[-300:]}")
         if trace is not None:
             trace.unlink(missing_ok=True)  # GBs at the full sizes: kept by no run
@@ -459,7 +587,7 @@ class Runner:
             subprocess.run([str(a) for a in post], stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL, check=True)
             r["post"] = time.monotonic_ns() - t0
-        if config.startswith("fnprof"):
+        if config.startswith(("fnprof", "patch-")):
             for line in text.splitlines():
                 m = re.search(r"fnprof: wrote .*\((\d+) functions, (\d+) calls", line)
                 t = trace and re.search(r"fnprof: wrote .*\((\d+) calls", line)
@@ -467,10 +595,13 @@ class Runner:
                     r["fnprof_calls"] = int(m.group(2))
                 elif t:
                     r["trace_events"] = int(t.group(1))
-                elif config == "fnprof-paused" and "no instrumented call was recorded" in line:
+                elif config in ("fnprof-paused", "patch-paused") and \
+                        "no instrumented call was recorded" in line:
                     pass  # expected: paused from start to end
                 elif "PROF_MAX_NODES" in w.fnprof_env and "were merged by caller" in line:
                     pass  # expected: the workload runs past the node cap
+                elif "no DWARF debug info" in line:
+                    pass  # a system library's names from its symbols (cxx: libstdc++)
                 elif line.startswith("fnprof:"):
                     self.note(f"{w.name}/{config}: {line.strip()}")
                     if "not traced" in line:
@@ -495,7 +626,7 @@ class Runner:
                 # the same other one, or always first
                 order = CONFIGS[r % len(CONFIGS):] + CONFIGS[:r % len(CONFIGS)]
                 for c in order:
-                    if c in w.side:
+                    if c in w.side or c in self.skip:
                         continue
                     res = self.run_config(w, c, size)
                     if r > 0 or rounds == 1:
@@ -576,7 +707,7 @@ class Runner:
         rows = {}
         for w in ws:
             calls = self.count_calls(w, size)
-            for config in IR_CONFIGS:
+            for config in IR_CONFIGS + [c for c in IR_PATCH if c not in self.skip]:
                 out = OUT / f"{w.name}.{config}.ir.out"
                 out.unlink(missing_ok=True)
                 env, hook_object = {}, None
@@ -599,7 +730,20 @@ class Runner:
                     env["LD_PRELOAD"] = self.hook_libs[config]
                     hook_object = f"/{config}.so"
                 variant = "base" if config == "base" else "inst"
-                cg = ["valgrind", "--tool=callgrind", "--toggle-collect=main",
+                smc = []
+                if config.startswith("patch-"):
+                    # the linked libfnprof.so's stubs and trampolines are its instructions;
+                    # the program's text is patched at run time, which valgrind sees only
+                    # when it checks every block for changes (--smc-check=all)
+                    variant, hook_object, smc = "patch", "/libfnprof.so", ["--smc-check=all"]
+                    env.update(w.fnprof_env)
+                    if config != "patch-off":
+                        env.update(PROF_OUTPUT=OUT / f"{w.name}.{config}.ir.prof",
+                                   PROF_QUIET="1")
+                        (OUT / f"{w.name}.{config}.ir.prof").unlink(missing_ok=True)
+                    if config == "patch-paused":
+                        env["PROF_START"] = "paused"
+                cg = ["valgrind", "--tool=callgrind", "--toggle-collect=main", *smc,
                       f"--callgrind-out-file={out}", *self.argv(w, variant, size)]
                 _, _, _, rc = spawn(cg, env, err=OUT / f"{w.name}.{config}.ir.err",
                                     fixed_layout=w.no_aslr)
@@ -632,6 +776,8 @@ class Runner:
                     if fn.startswith("__cyg_profile_func_") or (hook_object and hook_object in obj):
                         hooks += ir
                 rows[(w.name, config)] = {"calls": calls, "main": total, "hooks": hooks}
+                if config == "patch-on" and not (OUT / f"{w.name}.{config}.ir.prof").exists():
+                    rows[(w.name, config)]["pending"] = True  # the runtime patched nothing
         return rows
 
 
@@ -776,7 +922,113 @@ def report_trace(ws, calls, samples, side):
     return out
 
 
-def report(ws, calls, samples, side, irs, fnprof_counts, quick):
+def report_patchable(ws, calls, samples, skip):
+    """Issue 25's table: the patchable build off, paused, on and toggled against base, the
+    -finstrument-functions build off (fnprof-off), its floor and the limit hook, and XRay's
+    runtime against clang's base. Each build's own calls: the instrumented build's
+    (limit-notime's count) for floor, fnprof-off and limit; the patchable build's from
+    patch-on's profile (only what was not inlined); XRay's from its counting handler. Wall
+    time and the program's CPU time (user + system): on a machine other jobs share, the
+    wall time moves by more than the 3% the targets ask, the CPU time much less."""
+    if not any(samples.get((w.name, c)) for w in ws for c in PATCH_CONFIGS):
+        if skip:
+            return ["", "Patchable builds (issue 25): not run: " + "; ".join(
+                sorted({f"{k}: {v}" for k, v in skip.items()}))]
+        return []
+    rows, trows = [], []
+    order = ["base", "fnprof-off", "patch-off", "patch-paused", "patch-on", "patch-toggle",
+             "floor", "limit", "clang-base", "xray-off", "xray-on"]
+    for w in ws:
+        med = {(c, k): summarize(samples.get((w.name, c), []), k)
+               for c in order for k in ("wall", "cpu")}
+        got = [s.get("fnprof_calls") for s in samples.get((w.name, "patch-on"), [])]
+        got = [g for g in got if g]
+        pcalls = max(got) if got else None  # None: the runtime patched nothing
+        own = {"fnprof-off": calls[w.name], "floor": calls[w.name], "limit": calls[w.name],
+               "xray-off": calls.get((w.name, "xray")), "xray-on": calls.get((w.name, "xray"))}
+        for c in ("patch-off", "patch-paused", "patch-on", "patch-toggle"):
+            own[c] = pcalls
+        first = True
+        for c in order:
+            m, lo, hi = med[(c, "wall")]
+            cpu = med[(c, "cpu")][0]
+            ref = "clang-base" if c.startswith(("xray", "clang")) else "base"
+            b, bcpu = med[(ref, "wall")][0], med[(ref, "cpu")][0]
+            n = own.get(c)
+            notes = []
+            if c in skip:
+                notes.append(skip[c])
+            elif m is None:
+                continue
+            if c.startswith("patch-") and c != "patch-off" and m is not None and not pcalls:
+                notes.append("pending: no call recorded (the runtime patches nothing yet)")
+            if c == "patch-toggle" and m is not None:
+                sig = summarize(samples[(w.name, c)], "signals")[0]
+                notes.append(f"SIGUSR1 sent {sig:.0f} times" if sig is not None else "")
+            shown = m is not None and b is not None
+            per = shown and n and c not in ("base", "clang-base")
+            rows.append([w.name if first else "", c, "-" if not n else f"{n:,}",
+                         fmt_ms(m), "-" if m is None else f"{fmt_ms(lo)}-{fmt_ms(hi)}",
+                         f"{m / b:.3f}" if shown else "-",
+                         f"{(m - b) / n:.1f}" if per else "-",
+                         fmt_ms(cpu), f"{cpu / bcpu:.3f}" if shown and bcpu else "-",
+                         f"{(cpu - bcpu) / n:.1f}" if per and bcpu else "-",
+                         "; ".join(x for x in notes if x)])
+            first = False
+
+        def pct(a, key, r="base"):
+            x, y = med[(a, key)][0], med[(r, key)][0]
+            return None if x is None or y is None or not y else 100 * (x - y) / y
+
+        def pct_cell(a, key, r="base", target=None):
+            v = pct(a, key, r)
+            if v is None:
+                return "pending" if a.startswith("patch") else "-"
+            return f"{v:+.1f}%" + ("" if target is None else f" {verdict(abs(v), target)}")
+
+        def paused_cell(key):
+            p, o = pct("patch-paused", key), pct("patch-off", key)
+            if p is None or o is None or not pcalls:
+                return "pending"
+            return f"{p - o:+.1f}% {verdict(abs(p - o), 3)}"
+
+        def on_cell(key):
+            on, lim, b = (med[(c, key)][0] for c in ("patch-on", "limit", "base"))
+            if on is None or not pcalls or lim is None:
+                return "pending"
+            r = ((on - b) / pcalls) / ((lim - b) / calls[w.name])
+            return f"{(on - b) / pcalls:.1f}/{(lim - b) / calls[w.name]:.1f} = {r:.2f} " \
+                + verdict(r, 1.25)
+
+        trows.append([w.name, pct_cell("patch-off", "wall", target=3),
+                      pct_cell("patch-off", "cpu", target=3), paused_cell("wall"),
+                      paused_cell("cpu"), on_cell("wall"), on_cell("cpu"),
+                      pct_cell("fnprof-off", "cpu"), pct_cell("xray-off", "cpu", "clang-base"),
+                      pct_cell("xray-on", "cpu", "clang-base")])
+    out = ["", "Patchable builds (issue 25): gcc's base and -finstrument-functions builds "
+           "(fnprof-off: libfnprof.so preloaded, no PROF_OUTPUT; floor; limit),",
+           "the fnprof-cc --patchable build (libfnprof.so linked) off, paused from the start, "
+           f"on, and toggled by PROF_TOGGLE_SIGNAL every {TOGGLE_MS} ms;",
+           "clang's base and XRay builds (compiler-rt's runtime: patch_premain=false, and =true "
+           "with a no-op handler), against clang-base.",
+           "calls: each build's own (the patchable and XRay builds see no inlined function); "
+           "ns/call: (time - base's) / those calls;",
+           "cpu: the program's user + system time (median), which the machine's other jobs "
+           "move less than the wall time"]
+    out.append(table(["workload", "config", "calls", "wall ms", "min-max", "x base",
+                      "ns/call>base", "cpu ms", "x base", "cpu ns/call", "notes"], rows,
+                     ["<", "<", ">", ">", ">", ">", ">", ">", ">", ">", "<"]))
+    out.append("")
+    out.append("Targets of issue 25 (against base; on: ns per call above base, patch-on's / "
+               "limit's; the last three without a target, CPU time):")
+    out.append(table(["workload", "patch-off wall (3%)", "patch-off cpu (3%)",
+                      "paused-off wall (3%)", "paused-off cpu (3%)",
+                      "on/limit wall (<=1.25)", "on/limit cpu (<=1.25)", "fnprof-off cpu",
+                      "xray-off cpu", "xray-on cpu"], trows))
+    return out
+
+
+def report(ws, calls, samples, side, irs, fnprof_counts, quick, skip=None):
     out = []
     rows = []
     W = {}
@@ -787,7 +1039,7 @@ def report(ws, calls, samples, side, irs, fnprof_counts, quick):
         W[w.name] = {"base": b, "floor": f}
         c = calls[w.name]
         first = True
-        for config in CONFIGS + ["callgrind"]:
+        for config in [c for c in CONFIGS if c not in PATCH_CONFIGS] + ["callgrind"]:
             main_run = config not in w.side
             if config == "callgrind" and main_run:
                 continue  # --no-callgrind
@@ -898,6 +1150,7 @@ def report(ws, calls, samples, side, irs, fnprof_counts, quick):
             out.append(line)
 
     out.extend(report_trace(ws, calls, samples, side))
+    out.extend(report_patchable(ws, calls, samples, skip or {}))
 
     mismatch = [f"{k}: bench counted {calls[k]:,}, fnprof wrote {v:,}"
                 for k, v in fnprof_counts.items() if v != calls[k]]
@@ -923,10 +1176,13 @@ def report(ws, calls, samples, side, irs, fnprof_counts, quick):
             base = irs[(n, "base")]
             floor = irs[(n, "floor")]
             c = base["calls"]
-            for config in IR_CONFIGS[1:]:
-                r = irs[(n, config)]
+            for config in IR_CONFIGS[1:] + IR_PATCH:
+                r = irs.get((n, config))
+                if r is None:
+                    continue
                 irows.append([n if config == "floor" else "",
-                              f"{c:,}" if config == "floor" else "", config,
+                              f"{c:,}" if config == "floor" else "",
+                              config + (" (pending: nothing patched)" if r.get("pending") else ""),
                               f"{r['hooks'] / c:.1f}", f"{(r['main'] - base['main']) / c:.1f}",
                               f"{(r['main'] - floor['main']) / c:.1f}"])
         out.append(table(["workload", "calls", "config", "in hook library", "all >base",
@@ -1015,8 +1271,13 @@ def main():
     if not (lib_dir / "libfnprof.so").exists():
         sys.exit(f"bench: {lib_dir}/libfnprof.so not found")
     hook_libs = {}
-    progs = build_all(sorted({w.build for w in ws}), hook_libs)
+    build_notes = []
+    if any(c in CONFIGS for c in PATCH_CONFIGS):
+        extra_variants(lib_dir.parent / "bin", build_notes)
+    progs = build_all(sorted({w.build for w in ws}), hook_libs, lib_dir.parent / "bin")
     run = Runner(args, lib_dir, progs, hook_libs)
+    for n in build_notes:
+        run.note(n)
     regions_prog = None
     if with_regions:
         regions_prog, why = build_regions(lib_dir)
@@ -1034,6 +1295,8 @@ def main():
         calls[w.name] = run.count_calls(w, size)
         for config, side_size in w.side.items():
             calls[(w.name, config)] = run.count_calls(w, size if args.quick else side_size)
+        if "xray-on" in CONFIGS and "xray-on" not in run.skip:
+            calls[(w.name, "xray")] = run.count_xray(w, size)
     log("calls: " + ", ".join(f"{w.name} {calls[w.name]:,}" for w in ws))
     for w in ws:
         if "fnprof-trace" in w.side:
@@ -1063,7 +1326,7 @@ def main():
     ]
     print("\n".join(header))
     if ws:
-        print(report(ws, calls, samples, side, irs, fnprof_counts, args.quick))
+        print(report(ws, calls, samples, side, irs, fnprof_counts, args.quick, run.skip))
     if regions:
         print(report_regions(regions, REGION_N[size]))
     # The views: the tree each fnprof profile carries, and fnprof convert on it.
