@@ -71,6 +71,11 @@ int fnp_cli_which(const char *prog, char *out);
  * st (may be NULL) gets the file's fstat. */
 int fnp_cli_read_file(const char *cmd, const char *path, char **data, size_t *len, struct stat *st);
 
+/* load.c: writes len bytes of data to path whole, by fnp_write_file_atomic's rules (a
+ * temporary renamed over a regular file; FIFOs and devices in place). Returns its 0 or
+ * negative errno, for fnp_write_file_strerror; prints nothing. */
+int fnp_cli_write_file(const char *path, const void *data, size_t len);
+
 /* load.c: reads the pstats file at path and adds its numbers to p (fnp_pstats_read). On
  * failure prints "fnprof: <cmd>: <path>: <why>" and returns -1, p unchanged. st (may be
  * NULL) gets the file's fstat. */

@@ -183,18 +183,6 @@ static int window(struct rec *r, double seconds, double *took)
     return 0;
 }
 
-struct bytes {
-    const char *data;
-    size_t len;
-};
-
-static int write_bytes(struct fnp_sink *s, void *ctx)
-{
-    const struct bytes *b = ctx;
-    fnp_sink_write(s, b->data, b->len);
-    return s->err;
-}
-
 /* Calls in the profile, its synthetic root left out. */
 static unsigned long long calls_of(const struct fnp_profile *p)
 {
@@ -238,8 +226,7 @@ static int take_window(struct rec *r, char **paths, size_t npaths, const struct 
         free(data);
         return FNP_EXIT_FAILURE;
     }
-    struct bytes b = {data, len};
-    rc = fnp_write_file_atomic(out, write_bytes, &b);
+    rc = fnp_cli_write_file(out, data, len);
     free(data);
     if (rc) {
         fnp_cli_error(CMD, "%s: %s (the window stays in %s)", out, fnp_write_file_strerror(rc),

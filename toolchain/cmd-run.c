@@ -373,18 +373,6 @@ static void merge_parts(const char *out, const struct parts *ps, int quiet)
         fnp_cli_error("run", "merged the profiles of %zu processes into %s", ps->n, out);
 }
 
-struct bytes {
-    const char *data;
-    size_t len;
-};
-
-static int write_bytes(struct fnp_sink *s, void *ctx)
-{
-    const struct bytes *b = ctx;
-    fnp_sink_write(s, b->data, b->len);
-    return s->err;
-}
-
 /* OUT is a FIFO, a device or a symlink, never renamed over: the one file's bytes are
  * written there as the runtime writes (fnp_write_file_atomic), then the file removed. */
 static void copy_part(const char *out, const struct part *p, int quiet)
@@ -393,8 +381,7 @@ static void copy_part(const char *out, const struct part *p, int quiet)
     size_t len;
     if (fnp_cli_read_file("run", p->path, &data, &len, NULL))
         return;
-    struct bytes b = {data, len};
-    int err = fnp_write_file_atomic(out, write_bytes, &b);
+    int err = fnp_cli_write_file(out, data, len);
     free(data);
     if (err) {
         fnp_cli_error("run", "%s: %s; the profile stays in %s", out, fnp_write_file_strerror(err),

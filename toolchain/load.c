@@ -113,3 +113,21 @@ int fnp_cli_same_kind(const char *cmd, const char *a_path, const struct fnp_prof
                   a_path, a_mem ? "memory" : "timing", b_path, b_mem ? "memory" : "timing");
     return -1;
 }
+
+struct bytes {
+    const void *data;
+    size_t len;
+};
+
+static int write_bytes(struct fnp_sink *s, void *ctx)
+{
+    const struct bytes *b = ctx;
+    fnp_sink_write(s, b->data, b->len);
+    return s->err;
+}
+
+int fnp_cli_write_file(const char *path, const void *data, size_t len)
+{
+    struct bytes b = {data, len};
+    return fnp_write_file_atomic(path, write_bytes, &b);
+}
