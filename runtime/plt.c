@@ -666,6 +666,27 @@ static int cmp_size(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The RELRO pages whose protection could not be lifted: every later scan (a dlopen, a
+ * function of a new object) finds their slots unhooked again, and must neither retry nor
+ * say it again. Under the scan's lock; an object unloaded and another loaded at the same
+ * address is then left alone too, and the list is small: past its room, retries resume. */
+static uintptr_t refused[64];
+static size_t nrefused;
+
+static int refused_before(uintptr_t relro_lo)
+{
+    for (size_t i = 0; i < nrefused; i++)
+        if (refused[i] == relro_lo)
+            return 1;
+    return 0;
+}
+
+static void refused_note(uintptr_t relro_lo)
+{
+    if (nrefused < sizeof(refused) / sizeof(refused[0]))
+        refused[nrefused++] = relro_lo;
+}
+
 static void hook_object(const struct collect *c, const struct dyninfo *all, const struct object *o,
                         const struct dyninfo *d)
 {
@@ -704,11 +725,16 @@ static void hook_object(const struct collect *c, const struct dyninfo *all, cons
     int relro = 0;
     for (size_t i = 0; i < n; i++)
         relro |= (uintptr_t)v[i].at >= o->relro_lo && (uintptr_t)v[i].at < o->relro_hi;
+    if (relro && refused_before(o->relro_lo)) {
+        free(v);
+        return; /* said once, at the scan that found it */
+    }
     if (relro &&
         mprotect((void *)o->relro_lo, o->relro_hi - o->relro_lo, PROT_READ | PROT_WRITE) != 0) {
         fnp_log("PROF_LIBCALLS: %s: its GOT is read-only (linked -z relro -z now) and cannot "
                 "be made writable: %s; its library calls are not recorded",
                 *o->path ? o->path : program_path(), strerror(errno));
+        refused_note(o->relro_lo);
         free(v);
         return;
     }
