@@ -21,11 +21,14 @@
 #include <utility>
 #include <vector>
 
-namespace {
+namespace
+{
 
 struct Rng {
     uint64_t s;
-    explicit Rng(uint64_t seed) : s(seed) {}
+    explicit Rng(uint64_t seed) : s(seed)
+    {
+    }
     uint32_t next()
     {
         s ^= s << 13;
@@ -33,57 +36,98 @@ struct Rng {
         s ^= s << 17;
         return static_cast<uint32_t>(s >> 11);
     }
-    uint32_t below(uint32_t n) { return next() % n; }
+    uint32_t below(uint32_t n)
+    {
+        return next() % n;
+    }
 };
 
 // ---- expression trees: virtual calls ----
-class Expr {
+class Expr
+{
   public:
     virtual ~Expr() = default;
     virtual long eval(const long *vars) const = 0;
     virtual int size() const = 0;
 };
 
-class Const final : public Expr {
+class Const final : public Expr
+{
     long v_;
 
   public:
-    explicit Const(long v) : v_(v) {}
-    long eval(const long *) const override { return v_; }
-    int size() const override { return 1; }
+    explicit Const(long v) : v_(v)
+    {
+    }
+    long eval(const long *) const override
+    {
+        return v_;
+    }
+    int size() const override
+    {
+        return 1;
+    }
 };
 
-class Var final : public Expr {
+class Var final : public Expr
+{
     int i_;
 
   public:
-    explicit Var(int i) : i_(i) {}
-    long eval(const long *vars) const override { return vars[i_]; }
-    int size() const override { return 1; }
+    explicit Var(int i) : i_(i)
+    {
+    }
+    long eval(const long *vars) const override
+    {
+        return vars[i_];
+    }
+    int size() const override
+    {
+        return 1;
+    }
 };
 
-template <class Op> class Binary final : public Expr {
+template <class Op> class Binary final : public Expr
+{
     std::unique_ptr<Expr> l_, r_;
 
   public:
     Binary(std::unique_ptr<Expr> l, std::unique_ptr<Expr> r) : l_(std::move(l)), r_(std::move(r))
     {
     }
-    long eval(const long *vars) const override { return Op::apply(l_->eval(vars), r_->eval(vars)); }
-    int size() const override { return 1 + l_->size() + r_->size(); }
+    long eval(const long *vars) const override
+    {
+        return Op::apply(l_->eval(vars), r_->eval(vars));
+    }
+    int size() const override
+    {
+        return 1 + l_->size() + r_->size();
+    }
 };
 
 struct Add {
-    static long apply(long a, long b) { return a + b; }
+    static long apply(long a, long b)
+    {
+        return a + b;
+    }
 };
 struct Sub {
-    static long apply(long a, long b) { return a - b; }
+    static long apply(long a, long b)
+    {
+        return a - b;
+    }
 };
 struct Mul {
-    static long apply(long a, long b) { return (a * b) % 1000003; }
+    static long apply(long a, long b)
+    {
+        return (a * b) % 1000003;
+    }
 };
 struct Min {
-    static long apply(long a, long b) { return a < b ? a : b; }
+    static long apply(long a, long b)
+    {
+        return a < b ? a : b;
+    }
 };
 
 std::unique_ptr<Expr> make_expr(Rng &rng, int depth)
@@ -124,7 +168,8 @@ long exprs(Rng &rng)
 }
 
 // ---- a heap template and Dijkstra ----
-template <class T, class Less> class Heap {
+template <class T, class Less> class Heap
+{
     std::vector<T> a_;
     Less less_;
 
@@ -154,7 +199,10 @@ template <class T, class Less> class Heap {
     }
 
   public:
-    bool empty() const { return a_.empty(); }
+    bool empty() const
+    {
+        return a_.empty();
+    }
     void push(T v)
     {
         a_.push_back(v);
@@ -178,7 +226,8 @@ struct ByDist {
     }
 };
 
-class Grid {
+class Grid
+{
     int w_, h_;
     std::vector<int> cost_;
 
@@ -188,7 +237,10 @@ class Grid {
         for (int &c : cost_)
             c = 1 + static_cast<int>(rng.below(9));
     }
-    int cells() const { return w_ * h_; }
+    int cells() const
+    {
+        return w_ * h_;
+    }
     template <class F> void neighbours(int v, F f) const
     {
         int x = v % w_, y = v / w_;
