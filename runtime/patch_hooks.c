@@ -276,10 +276,18 @@ FNP_INLINE void enter(uintptr_t fn, uintptr_t sp, int mode)
     entering(t, 0);
 }
 
-/* An exit whose frame is not the innermost one, or anything else but the steady case. */
-FNP_TRAMPOLINE_COLD static void leave_other(uintptr_t sp)
+/* An exit whose frame is not the innermost one, or anything else but the steady case. An
+ * exit with no open frame of its sp is ignored here, short of the cold call: paused, every
+ * exit of a function that had a call open at the pause stays patched, and the calls entered
+ * since (none pushed) all come here; through the cold call (every register and the extended
+ * state saved) a hot function ran several times slower paused than recording. */
+FNP_TRAMPOLINE_COLD static void leave_other(struct fnp_thread *t, uintptr_t sp)
 {
-    cold_call(exit_cold, sp, 0);
+    uint32_t k = t->depth;
+    while (k > 0 && t->frames[k - 1].sp != sp)
+        k--;
+    if (k > 0)
+        cold_call(exit_cold, sp, 0);
 }
 
 FNP_INLINE void leave(uintptr_t sp, int mode)
@@ -292,7 +300,7 @@ FNP_INLINE void leave(uintptr_t sp, int mode)
     struct fnp_frame *f = &t->frames[(ptrdiff_t)d - 1]; /* [-1]: sp 0, never a site's */
     if (FNP_UNLIKELY(f->sp != sp || !EXPECT_ON(rec, mode) ||
                      (mode == MODE_TRACE && t->trace_cur == t->trace_end))) {
-        leave_other(sp);
+        leave_other(t, sp);
         NO_TAIL_CALL();
         return;
     }

@@ -33,6 +33,11 @@ CASE (ctest: patchable.runtime.<case>.<cc>):
   dlstorm        a thread loads, calls and unloads that library 2,000 times while the main
                  thread pauses and resumes without a break: no crash (no write into a library
                  being unloaded), no more calls than made
+  pausehot       another thread pauses while the main thread is deep in recursion whose exits
+                 then stay patched: the profile holds exactly the calls entered before the
+                 pause (the program's count), with PROF_TIMER=none too; and, under gdb, the
+                 exits of the calls entered since never reach the trampolines' cold call
+                 (exit_cold): only the calls open at the pause do
   refused        mprotect refused (PROF_TEST_PATCH_REFUSE=1, and a seccomp filter): one
                  fnprof line, output and exit status as without fnprof
   off            PROF_OUTPUT unset: no code page copied (written), the program's file never
@@ -308,6 +313,42 @@ def case_fork(args):
         check(funcs.get("fib") == (465, 1), "%s: fib %s" % (c, funcs.get("fib")))
 
 
+def case_pausehot(args):
+    exe = prog(args, "rt_pausehot")
+    for mode, extra in (("timed", {}), ("count", {"PROF_TIMER": "none"})):
+        out = os.path.join(args.work, "pausehot.%s.prof" % mode)
+        rc, o, err = run([exe, "8"], dict(extra, PROF_OUTPUT=out))
+        m = re.match(r"before=(\d+) rounds=(\d+)$", o.strip())
+        check(rc == 0 and m, "%s: status %d, output %r, stderr %s" % (mode, rc, o, err))
+        only_wrote(err)
+        before, rounds = int(m.group(1)), int(m.group(2))
+        funcs, edges = counts_of(out)
+        # rounds 0-2 whole (2,047 calls each), round 3 to its first leaf (11)
+        check(before == 3 * 2047 + 11, "%s: the program counts %d calls" % (mode, before))
+        check(funcs.get("rec", (0, 0))[0] == before,
+              "%s: rec %s in the profile, %d entered before the pause" %
+              (mode, funcs.get("rec"), before))
+        check(edges.get(("main", "rec"), (0, 0))[0] == rounds,
+              "%s: main -> rec %s, %d rounds started before the pause" %
+              (mode, edges.get(("main", "rec")), rounds))
+    if not shutil.which("gdb"):
+        raise Skip("gdb is not installed (the counts passed)")
+    # round 3's calls after the pause: 2,036 exits through the patched exit sites, none of
+    # them with an open frame; those open at the pause: rec's 11, main, the pauser
+    out = os.path.join(args.work, "pausehot.gdb.prof")
+    rc, o, err = run(["gdb", "-q", "-batch", "-nx", "-ex", "set breakpoint pending on",
+                      "-ex", "set startup-with-shell off", "-ex", "break patch_hooks.c:exit_cold",
+                      "-ex", "ignore 1 100000000", "-ex", "run", "-ex", "info breakpoints",
+                      "--args", exe, "4"], {"PROF_OUTPUT": out})
+    m = re.search(r"already hit (\d+) time", o)
+    if rc != 0 or not m:
+        raise Skip("gdb cannot count exit_cold (no symbols of libfnprof?):\n%s%s" %
+                   (o[-1500:], err[-1500:]))
+    hits = int(m.group(1))
+    check(hits <= 20, "exit_cold ran %d times, for at most 13 calls open at the pause: the "
+          "exits of calls entered while paused take the cold call" % hits)
+
+
 def case_dlopen(args):
     exe = prog(args, "rt_dlopen")
     lib = os.path.join(args.progs, "rt_plugin.%s.so" % args.cc)
@@ -407,6 +448,7 @@ CASES = {
     "fork": case_fork,
     "dlopen": case_dlopen,
     "dlstorm": case_dlstorm,
+    "pausehot": case_pausehot,
     "refused": case_refused,
     "off": case_off,
 }

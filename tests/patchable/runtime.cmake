@@ -37,7 +37,7 @@ foreach(cc ${fnp_rt_compilers})
     else()
         set(cxx clang++)
     endif()
-    foreach(p rt_calls rt_signals rt_storm rt_fork rt_dlopen rt_dirty rt_longjmp)
+    foreach(p rt_calls rt_signals rt_storm rt_fork rt_dlopen rt_dirty rt_longjmp rt_pausehot)
         fnp_rt_build(${fnp_rt_bin}/${p}.${cc} fnprof_wrapper_cc ${cc} ${fnp_rt_src}/${p}.c -pthread)
     endforeach()
     # every function starting with endbr64 (the site after it: fn = site - 4)
@@ -56,7 +56,8 @@ set_target_properties(fnp_rt_seccomp PROPERTIES OUTPUT_NAME rt_seccomp
 add_custom_target(fnp_rt_programs ALL DEPENDS ${fnp_rt_outputs})
 
 foreach(cc ${fnp_rt_compilers})
-    foreach(case calls calls_cet except longjmp signals storm toggle fork dlopen dlstorm refused off)
+    foreach(case calls calls_cet except longjmp signals storm toggle fork dlopen dlstorm
+                 pausehot refused off)
         set(name patchable.runtime.${case}.${cc})
         add_test(NAME ${name}
                  COMMAND Python3::Interpreter -B ${CMAKE_CURRENT_LIST_DIR}/run_runtime.py
