@@ -26,7 +26,8 @@ function(fnp_rt_build out wrapper compiler src)
     add_custom_command(OUTPUT ${out}
                        COMMAND ${CMAKE_COMMAND} -E env ${env} $<TARGET_FILE:${wrapper}> --patchable
                                -O2 -g -I${PROJECT_SOURCE_DIR}/include ${ARGN} ${src} -o ${out}
-                       DEPENDS ${src} ${wrapper} fnprof_patch_as fnprof_shared
+                       DEPENDS ${src} ${fnp_rt_src}/rt_common.h ${wrapper} fnprof_patch_as
+                               fnprof_shared
                        COMMENT "patchable runtime test program ${out}" VERBATIM)
     set(fnp_rt_outputs ${fnp_rt_outputs} ${out} PARENT_SCOPE)
 endfunction()

@@ -5,12 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#ifdef __clang__
-#define NOINLINE __attribute__((noinline))
-#else
-#define NOINLINE __attribute__((noinline, noclone))
-#endif
-#define KEEP(x) __asm__ volatile("" : "+r"(x))
+#include "rt_common.h"
 
 static volatile long sink;
 

@@ -1,10 +1,5 @@
 /* The patchable library rt_dlopen loads after start. */
-#ifdef __clang__
-#define NOINLINE __attribute__((noinline))
-#else
-#define NOINLINE __attribute__((noinline, noclone))
-#endif
-#define KEEP(x) __asm__ volatile("" : "+r"(x))
+#include "rt_common.h"
 
 NOINLINE int plugin_inner(int x)
 {

@@ -24,12 +24,7 @@
 
 #include "fnprof.h"
 
-#ifdef __clang__
-#define NOINLINE __attribute__((noinline))
-#else
-#define NOINLINE __attribute__((noinline, noclone))
-#endif
-#define KEEP(x) __asm__ volatile("" : "+r"(x))
+#include "rt_common.h"
 
 #define DEPTH 20
 #define KDEPTH 6

@@ -14,12 +14,7 @@
 
 #include "fnprof.h"
 
-#ifdef __clang__
-#define NOINLINE __attribute__((noinline))
-#else
-#define NOINLINE __attribute__((noinline, noclone))
-#endif
-#define KEEP(x) __asm__ volatile("" : "+r"(x))
+#include "rt_common.h"
 
 static volatile long sink;
 static std::jmp_buf env;
