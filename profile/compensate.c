@@ -221,16 +221,43 @@ int fnp_tree_compensate(struct fnp_tree_node *t, size_t n, double in, double out
     return 0;
 }
 
+int fnp_key_is_process(const struct fnp_key *k)
+{
+    return k->line == 0 && !strcmp(k->file, PROCESS_FILE) && !strcmp(k->name, PROCESS_NAME);
+}
+
+int fnp_profile_add_rooted(struct fnp_profile *q, const struct fnp_tree_node *t, size_t n,
+                           double tick_seconds, int64_t proc, uint64_t ncalls)
+{
+    if (proc < 0)
+        return fnp_profile_add_tree(q, t, n, tick_seconds);
+    struct fnp_tree_node *all = malloc((n + 1) * sizeof(*all));
+    if (!all)
+        return -ENOMEM;
+    all[0] =
+        (struct fnp_tree_node){.func = (uint32_t)proc, .parent = FNP_NO_PARENT, .ncalls = ncalls};
+    for (size_t i = 0; i < n; i++) {
+        all[i + 1] = t[i];
+        if (t[i].parent == FNP_NO_PARENT) {
+            all[i + 1].parent = 0;
+            all[0].ticks = fnp_sat_add(all[0].ticks, t[i].ticks);
+        } else {
+            all[i + 1].parent = t[i].parent + 1;
+        }
+    }
+    int rc = fnp_profile_add_tree(q, all, n + 1, tick_seconds);
+    free(all);
+    return rc;
+}
+
 /* The function ('~', 0, '<process>') the dump hangs a run's outermost calls from when there
  * are several (build.c: hang_roots), or -1: it has no node in the tree, so its numbers
  * are worked out from the roots, as the dump did. */
 static int64_t process_func(const struct fnp_profile *p)
 {
-    for (size_t f = 0; f < p->nfuncs; f++) {
-        const struct fnp_key *k = &p->funcs[f].key;
-        if (k->line == 0 && !strcmp(k->file, PROCESS_FILE) && !strcmp(k->name, PROCESS_NAME))
+    for (size_t f = 0; f < p->nfuncs; f++)
+        if (fnp_key_is_process(&p->funcs[f].key))
             return (int64_t)f;
-    }
     return -1;
 }
 
@@ -244,24 +271,7 @@ static int tree_numbers(const struct fnp_profile *p, const struct fnp_tree_node 
     if (!q->funcs)
         return -ENOMEM;
     q->nfuncs = q->funcs_cap = p->nfuncs;
-    if (proc < 0)
-        return fnp_profile_add_tree(q, t, n, p->tick_seconds);
-    struct fnp_tree_node *all = malloc((n + 1) * sizeof(*all));
-    if (!all)
-        return -ENOMEM;
-    all[0] = (struct fnp_tree_node){.func = (uint32_t)proc, .parent = FNP_NO_PARENT, .ncalls = 1};
-    for (size_t i = 0; i < n; i++) {
-        all[i + 1] = t[i];
-        if (t[i].parent == FNP_NO_PARENT) {
-            all[i + 1].parent = 0;
-            all[0].ticks = fnp_sat_add(all[0].ticks, t[i].ticks);
-        } else {
-            all[i + 1].parent = t[i].parent + 1;
-        }
-    }
-    int rc = fnp_profile_add_tree(q, all, n + 1, p->tick_seconds);
-    free(all);
-    return rc;
+    return fnp_profile_add_rooted(q, t, n, p->tick_seconds, proc, 1);
 }
 
 /* The dict's figure once the tree's moved from raw to comp: the compensated figure itself

@@ -346,6 +346,14 @@ int fnp_tree_compensate(struct fnp_tree_node *t, size_t n, double in, double out
 int fnp_profile_compensate(struct fnp_profile *p, struct fnp_compensated *r);
 /* Words for fnp_profile_compensate's refusals. */
 const char *fnp_compensate_strerror(int rc);
+/* k is the synthetic function ('~', 0, '<process>') a dump hangs a run's outermost calls
+ * from (build.c), which its kept tree leaves out. */
+int fnp_key_is_process(const struct fnp_key *k);
+/* fnp_profile_add_tree of the forest t[0, n), its roots hung from one node of function proc
+ * (ncalls calls, the roots' ticks) when proc >= 0: the numbers the dump's own were made
+ * from. Compensation and waits.c rebuild a dict from a kept tree with it. */
+int fnp_profile_add_rooted(struct fnp_profile *q, const struct fnp_tree_node *t, size_t n,
+                           double tick_seconds, int64_t proc, uint64_t ncalls);
 
 /* ---- build.c: a profile from recorded addresses ------------------------------------ */
 

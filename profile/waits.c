@@ -106,14 +106,12 @@ int fnp_profile_without_waits(const struct fnp_profile *in, struct fnp_profile *
     if (in->tree_kind != FNP_TREE_TIME)
         return -EINVAL;
     size_t n = in->ntree, nf = in->nfuncs;
-    /* nodes[0]: the synthetic root the runtime hangs a run's outermost calls from (build.c:
-     * ('~', 0, '<process>'), in the dict and not in the kept tree), when in has one */
-    struct fnp_tree_node *forest = malloc((n + 1) * sizeof(*forest)), *nodes = forest + 1;
+    struct fnp_tree_node *nodes = malloc((n ? n : 1) * sizeof(*nodes));
     uint64_t *under = calloc(n ? n : 1, sizeof(*under)); /* waited ticks in a subtree */
     uint8_t *is_wait = calloc(nf ? nf : 1, 1), *inside = calloc(n ? n : 1, 1);
     uint8_t *counted = calloc(nf ? nf : 1, 1);
     int rc = -ENOMEM;
-    if (!forest || !under || !is_wait || !inside || !counted)
+    if (!nodes || !under || !is_wait || !inside || !counted)
         goto out;
     for (size_t f = 0; f < nf; f++)
         is_wait[f] = (uint8_t)fnp_key_is_wait(&in->funcs[f].key);
@@ -147,33 +145,19 @@ int fnp_profile_without_waits(const struct fnp_profile *in, struct fnp_profile *
         }
     }
     rc = 0;
+    /* the synthetic root the runtime hangs a run's outermost calls from (build.c), in the
+     * dict and not in the kept tree, when in has one */
     int64_t process = -1;
     for (size_t f = 0; f < nf && !rc; f++) {
         const struct fnp_key *k = &in->funcs[f].key;
         int64_t g = fnp_profile_func(out, k);
         rc = g < 0 ? (int)g : (size_t)g == f ? 0 : -EINVAL;
-        if (!strcmp(k->file, "~") && k->line == 0 && !strcmp(k->name, "<process>") &&
-            in->funcs[f].st.ncalls)
+        if (fnp_key_is_process(k) && in->funcs[f].st.ncalls)
             process = (int64_t)f;
     }
-    if (!rc && process >= 0) {
-        forest[0] = (struct fnp_tree_node){.func = (uint32_t)process,
-                                           .parent = FNP_NO_PARENT,
-                                           .ncalls = in->funcs[process].st.ncalls};
-        for (size_t i = 0; i < n; i++) {
-            if (nodes[i].parent == FNP_NO_PARENT) {
-                forest[0].ticks = fnp_sat_add(forest[0].ticks, nodes[i].ticks);
-                nodes[i].parent = 0;
-            } else {
-                nodes[i].parent++;
-            }
-        }
-        rc = fnp_profile_add_tree(out, forest, n + 1, in->tick_seconds);
-        for (size_t i = 0; i < n; i++)
-            nodes[i].parent = nodes[i].parent == 0 ? FNP_NO_PARENT : nodes[i].parent - 1;
-    } else if (!rc) {
-        rc = fnp_profile_add_tree(out, nodes, n, in->tick_seconds);
-    }
+    if (!rc)
+        rc = fnp_profile_add_rooted(out, nodes, n, in->tick_seconds, process,
+                                    process >= 0 ? in->funcs[process].st.ncalls : 0);
     if (!rc)
         rc = fnp_tree_set(out, nodes, n, in->tree_kind, in->tick_seconds,
                           (const char *const *)in->threads, in->nthreads);
@@ -190,7 +174,7 @@ out:
         fnp_profile_free(out);
         fnp_profile_init(out);
     }
-    free(forest);
+    free(nodes);
     free(under);
     free(is_wait);
     free(inside);

@@ -66,6 +66,11 @@ int fnp_cli_usage_error(const char *cmd, const char *fmt, ...)
  * (PATH_MAX bytes). Returns 0, or -errno (-ENOENT: not on PATH). */
 int fnp_cli_which(const char *prog, char *out);
 
+/* load.c: fnp_cli_read_file without its message: 0, or -errno (-EISDIR, -EFBIG, ...).
+ * *data is NUL-terminated past its *len bytes (a /proc file's text, as strstr reads it);
+ * len and st may be NULL. */
+int fnp_cli_slurp(const char *path, char **data, size_t *len, struct stat *st);
+
 /* load.c: reads the whole file at path (at most about FNP_MARSHAL_MAX_INPUT bytes) into
  * *data (caller frees). On failure prints "fnprof: <cmd>: <path>: <why>" and returns -1.
  * st (may be NULL) gets the file's fstat. */

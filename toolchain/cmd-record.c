@@ -188,7 +188,7 @@ static unsigned long long calls_of(const struct fnp_profile *p)
 {
     unsigned long long n = 0;
     for (size_t i = 0; i < p->nfuncs; i++)
-        if (strcmp(p->funcs[i].key.file, "~") != 0 || strcmp(p->funcs[i].key.name, "<process>"))
+        if (!fnp_key_is_process(&p->funcs[i].key))
             n += p->funcs[i].st.ncalls;
     return n;
 }

@@ -134,7 +134,7 @@ static int mpi_library(const char *program, char *out, size_t n)
         enum fnp_mpi_flavour have = fnp_mpi_flavour_of(real, lib_needed, sizeof(lib_needed));
         if (want == FNP_MPI_UNKNOWN ? i == 0 : have == want)
             return preloadable("run", real, out, n);
-        if (!found++ || i == 0) {
+        if (!found++) {
             first = have;
             snprintf(first_needed, sizeof(first_needed), "%s", lib_needed);
         }

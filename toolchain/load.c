@@ -12,8 +12,8 @@
 #include "cli.h"
 #include "profile.h"
 
-/* Reads fd to its end into a malloc'd buffer. st_size is only a hint: /proc files and
- * pipes say 0. Stops one byte past the reader's limit, so that the reader says why. */
+/* Reads fd to its end into a malloc'd buffer, NUL-terminated. st_size is only a hint: /proc files
+ * and pipes say 0. Stops one byte past the reader's limit, so that the reader says why. */
 static int read_all(int fd, const struct stat *st, char **out, size_t *len)
 {
     size_t cap = st->st_size > 0 && (uint64_t)st->st_size <= FNP_MARSHAL_MAX_INPUT
@@ -47,19 +47,26 @@ static int read_all(int fd, const struct stat *st, char **out, size_t *len)
             break;
         n += (size_t)r;
     }
+    if (n == cap) { /* room for the NUL the /proc readers want */
+        char *b = realloc(buf, cap + 1);
+        if (!b) {
+            free(buf);
+            return -ENOMEM;
+        }
+        buf = b;
+    }
+    buf[n] = 0;
     *out = buf;
     *len = n;
     return 0;
 }
 
-int fnp_cli_read_file(const char *cmd, const char *path, char **data, size_t *len, struct stat *st)
+int fnp_cli_slurp(const char *path, char **data, size_t *len, struct stat *st)
 {
     struct stat sb;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        fnp_cli_error(cmd, "%s: %s", path, strerror(errno));
-        return -1;
-    }
+    if (fd < 0)
+        return -errno;
     int rc = fstat(fd, &sb) ? -errno : 0;
     /* read(2) on a directory fails with EISDIR anyway; saying so first is clearer. */
     if (!rc && S_ISDIR(sb.st_mode))
@@ -67,14 +74,20 @@ int fnp_cli_read_file(const char *cmd, const char *path, char **data, size_t *le
     if (!rc && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size > FNP_MARSHAL_MAX_INPUT)
         rc = -EFBIG;
     if (!rc)
-        rc = read_all(fd, &sb, data, len);
+        rc = read_all(fd, &sb, data, len ? len : &(size_t){0});
     close(fd);
+    if (!rc && st)
+        *st = sb;
+    return rc;
+}
+
+int fnp_cli_read_file(const char *cmd, const char *path, char **data, size_t *len, struct stat *st)
+{
+    int rc = fnp_cli_slurp(path, data, len, st);
     if (rc) {
         fnp_cli_error(cmd, "%s: %s", path, strerror(-rc));
         return -1;
     }
-    if (st)
-        *st = sb;
     return 0;
 }
 

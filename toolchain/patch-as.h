@@ -13,7 +13,6 @@
  * one text: the current section and the label numbers carry over). */
 struct fnp_patch_rewrite {
     struct rewrite *r;
-    unsigned next_label;
 };
 
 /* 0, or -1 (out of memory). Freed with fnp_patch_rewrite_free (NULL-safe). */

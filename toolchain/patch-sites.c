@@ -65,7 +65,7 @@ struct rewrite {
     size_t cur, prev;
     size_t stack[STACK_MAX][2];
     size_t depth;
-    unsigned *next_label; /* shared by the inputs of one assembler run */
+    unsigned next_label; /* the last site label: it carries over, as the sections do */
     int changed;
 };
 
@@ -429,7 +429,7 @@ static int match_site(const struct line *l, size_t n, size_t *used)
 static void emit_site(struct rewrite *r, int kind, size_t used)
 {
     struct section *s = &r->secs.v[r->cur];
-    unsigned label = ++*r->next_label;
+    unsigned label = ++r->next_label;
     if (!s->link)
         s->link = label;
     char buf[256];
@@ -481,8 +481,6 @@ int fnp_patch_rewrite_new(struct fnp_patch_rewrite *rw)
     if (!r)
         return -1;
     rw->r = r;
-    rw->next_label = 0;
-    r->next_label = &rw->next_label;
     /* The assembler starts in .text, with .text as the previous section too. */
     r->cur = r->prev = intern(&r->secs, ".text", NULL, 0, NULL);
     if (r->cur == (size_t)-1) {

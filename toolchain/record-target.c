@@ -24,47 +24,6 @@
     "start it with PROF_OUTPUT=/abs/path/out.prof PROF_START=paused PROF_TOGGLE_SIGNAL=USR1 "      \
     "PROF_DUMP_SIGNAL=USR2 (docs/production.md)"
 
-/* The whole of a /proc file (they say size 0); NUL-terminated. 0 or -errno. */
-static int slurp(const char *path, char **out, size_t *len)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    int rc = buf ? 0 : -ENOMEM;
-    while (!rc) {
-        if (n + 1 >= cap) {
-            char *b = cap < (64u << 20) ? realloc(buf, cap * 2) : NULL;
-            if (!b) {
-                rc = -ENOMEM;
-                break;
-            }
-            buf = b;
-            cap *= 2;
-        }
-        ssize_t r = read(fd, buf + n, cap - n - 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            rc = -errno;
-        else if (r == 0)
-            break;
-        else
-            n += (size_t)r;
-    }
-    close(fd);
-    if (rc) {
-        free(buf);
-        return rc;
-    }
-    buf[n] = 0;
-    *out = buf;
-    if (len)
-        *len = n;
-    return 0;
-}
-
 static int proc_path(char *buf, size_t n, int pid, const char *what)
 {
     int w = snprintf(buf, n, "/proc/%d/%s", pid, what);
@@ -123,7 +82,7 @@ static char run_state(int pid)
 {
     char path[64], *stat = NULL;
     proc_path(path, sizeof(path), pid, "stat");
-    if (slurp(path, &stat, NULL))
+    if (fnp_cli_slurp(path, &stat, NULL, NULL))
         return 0;
     char *close_paren = strrchr(stat, ')');
     char c = close_paren && close_paren[1] == ' ' ? close_paren[2] : 0;
@@ -143,7 +102,7 @@ static void owner(int pid, char *buf, size_t n)
     char path[64], *status = NULL;
     snprintf(buf, n, "another user");
     proc_path(path, sizeof(path), pid, "status");
-    if (slurp(path, &status, NULL))
+    if (fnp_cli_slurp(path, &status, NULL, NULL))
         return;
     const char *uid = strstr(status, "\nUid:");
     if (uid) {
@@ -210,10 +169,10 @@ int fnp_target_open(struct fnp_target *t, int pid, char *why, size_t n)
     ssize_t len = readlink(path, t->exe, sizeof(t->exe) - 1);
     t->exe[len > 0 ? len : 0] = 0;
     proc_path(path, sizeof(path), pid, "environ");
-    int rc = slurp(path, &t->env, &t->env_len);
+    int rc = fnp_cli_slurp(path, &t->env, &t->env_len, NULL);
     proc_path(path, sizeof(path), pid, "maps");
     if (!rc)
-        rc = slurp(path, &maps, NULL);
+        rc = fnp_cli_slurp(path, &maps, NULL, NULL);
     if (rc) {
         if (rc == -EACCES || rc == -EPERM)
             snprintf(why, n,

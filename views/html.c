@@ -236,9 +236,10 @@ static void write_tree(struct out *o, const struct fnp_profile *p, const uint64_
  * The page's "without waits" switch: when the run recorded library calls that wait
  * (PROF_LIBCALLS; profile/waits.c), every number again with their time taken out, in the
  * same order (functions, edges, tree nodes). Nothing when there is none, or no timed tree.
+ * self and incl: fnp_view_html's scratch (p->ntree each), free once write_tree is done.
  * Returns 0 or -ENOMEM.
  */
-static int write_nowait(struct out *o, const struct fnp_profile *p)
+static int write_nowait(struct out *o, const struct fnp_profile *p, uint64_t *self, uint64_t *incl)
 {
     size_t nwaits = 0;
     for (size_t f = 0; f < p->nfuncs; f++)
@@ -254,12 +255,6 @@ static int write_nowait(struct out *o, const struct fnp_profile *p)
     int same = q.ntree == n && q.nfuncs == p->nfuncs;
     for (size_t i = 0; same && i < n; i++)
         same = q.tree[i].func == p->tree[i].func && q.tree[i].parent == p->tree[i].parent;
-    uint64_t *self = malloc((n ? n : 1) * sizeof(*self)),
-             *incl = malloc((n ? n : 1) * sizeof(*incl));
-    if (!self || !incl) {
-        rc = -ENOMEM;
-        goto out;
-    }
     if (!same)
         goto out;
     fnp_tree_values(&q, self, incl);
@@ -292,8 +287,6 @@ static int write_nowait(struct out *o, const struct fnp_profile *p)
         out_u64(o, incl[i], i ? ',' : 0);
     out_puts(o, "]}");
 out:
-    free(self);
-    free(incl);
     fnp_profile_free(&q);
     return rc;
 }
@@ -360,7 +353,7 @@ int fnp_view_html(const struct fnp_profile *p, const struct fnp_view_opts *opts,
     write_funcs(o, p, file_of, labels, names);
     write_edges(o, p);
     write_tree(o, p, incl);
-    if ((err = write_nowait(o, p)) != 0) {
+    if ((err = write_nowait(o, p, self, incl)) != 0) {
         if (!s->err)
             s->err = err;
         goto out;
