@@ -221,6 +221,12 @@ static struct seen *seen_now;
 static struct fnp_lc_spec *spec;
 static const char *spec_text;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* A child whose parent forked while another thread scanned would find it held for ever:
+ * its first dlopen (fnprof's, patch.c: fnp_libcalls_loaded) would wait on it. Registered
+ * by fnp_libcalls_init, after memory.c's, the metadata's and the region table's handlers,
+ * so that its prepare handler runs before theirs (a scan takes those locks under it), and
+ * after patch.c's and control.c's, whose locks a scan never takes. */
+FNP_FORK_SAFE_LOCK(libcalls_atfork, lock)
 static __thread int scanning __attribute__((tls_model("initial-exec")));
 static size_t hooked_slots, hooked_objects;
 static uintptr_t own_base; /* where libfnprof's code is (the program, for libfnprof.a) */
@@ -525,11 +531,14 @@ static uintptr_t resolve_lazy(const struct collect *c, const struct dyninfo *all
     const char *name = d->strtab + d->symtab[i].st_name, *ver = sym_version(d, i);
     void *a = dlsym(RTLD_DEFAULT, name), *b = ver ? dlvsym(RTLD_DEFAULT, name, ver) : NULL;
     if (!a && !b) {
-        void *h = dlopen(*o->path ? o->path : NULL, RTLD_LAZY | RTLD_NOLOAD);
-        if (h) {
-            a = dlsym(h, name);
-            b = ver ? dlvsym(h, name, ver) : NULL;
-            dlclose(h);
+        /* The object's link_map is its handle (glibc). Not dlopen(RTLD_NOLOAD): that is
+         * fnprof's own dlopen (patch.c), which takes patch.c's lock under this scan's, the
+         * reverse of the order fork's handlers take them in (libcalls_atfork). */
+        Dl_info info;
+        struct link_map *l = NULL;
+        if (dladdr1((void *)o->lo, &info, (void **)&l, RTLD_DL_LINKMAP) && l) {
+            a = dlsym(l, name);
+            b = ver ? dlvsym(l, name, ver) : NULL;
         }
     }
     if (!ver || !b)
@@ -831,6 +840,7 @@ void fnp_libcalls_init(const char *text)
     qsort(never, sizeof(never) / sizeof(*never), sizeof(*never), cmp_str);
     qsort(plumbing_names, sizeof(plumbing_names) / sizeof(*plumbing_names), sizeof(*plumbing_names),
           cmp_str);
+    libcalls_atfork();
     fnp_libcalls_loaded();
     __atomic_store_n(&fnp_libcalls_watch, 1, __ATOMIC_RELEASE);
 }
