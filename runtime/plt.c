@@ -807,15 +807,25 @@ void fnp_libcalls_seen(uintptr_t key)
     scanning = 0;
 }
 
-/* XSAVE's area for the components fnp_lc_call_saving saves, or 0 for FXSAVE. */
+/* XSAVE's area for the components fnp_lc_call_saving saves (FNP_LC_XSAVE_MASK), or 0 for
+ * FXSAVE. Not the size for every component the OS enabled (cpuid 0xd.0's): with AMX's
+ * tiles that is 8 KB more on the caller's stack at each slow call, a coroutine's small
+ * stack maybe. */
 static uint64_t xsave_size(void)
 {
     unsigned a, b, c, d;
     __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
     if (!(c & (1u << 27))) /* OSXSAVE */
         return 0;
-    __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0xd), "c"(0));
-    return ((uint64_t)b + 63) & ~(uint64_t)63;
+    uint64_t size = 576; /* the legacy area (x87, SSE) and the header */
+    for (unsigned i = 2; i < 8; i++) {
+        if (!(FNP_LC_XSAVE_MASK & (1u << i)))
+            continue;
+        __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0xd), "c"(i));
+        if ((uint64_t)a + b > size) /* size + offset of component i */
+            size = (uint64_t)a + b;
+    }
+    return (size + 63) & ~(uint64_t)63;
 }
 
 void fnp_libcalls_init(const char *text)

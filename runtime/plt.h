@@ -42,6 +42,9 @@
 /* what fnp_lc_enter returns when it gives no record */
 #define FNP_LC_SLOW 0 /* ask fnp_lc_enter_slow, with every register saved */
 #define FNP_LC_PASS 1 /* let the call through, unrecorded */
+/* The XSAVE components fnp_lc_call_saving keeps: x87, SSE, AVX, MPX's bounds and AVX-512
+ * (glibc's own choice for lazy binding, plus x87 for a long double's return). */
+#define FNP_LC_XSAVE_MASK 0xef
 /* a stub: movabs $entry, %r11 (10 bytes); jmp rel32 (5); int3 */
 #define FNP_LC_STUB_SIZE 16
 

@@ -192,7 +192,7 @@ fnp_lc_call_saving:
     .irp off, 512, 520, 528, 536, 544, 552, 560, 568
     mov %rax, \off(%rsp)
     .endr
-    mov $0xef, %eax
+    mov $FNP_LC_XSAVE_MASK, %eax
     xor %edx, %edx
     xsave (%rsp)
     jmp 2f
@@ -205,7 +205,7 @@ fnp_lc_call_saving:
     mov %rax, %r12
     cmpq $0, fnp_lc_xsave_size(%rip)
     je 3f
-    mov $0xef, %eax
+    mov $FNP_LC_XSAVE_MASK, %eax
     xor %edx, %edx
     xrstor (%rsp)
     jmp 4f
