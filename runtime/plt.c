@@ -34,7 +34,6 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -222,6 +221,12 @@ static struct seen *seen_now;
 static struct fnp_lc_spec *spec;
 static const char *spec_text;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* A child whose parent forked while another thread scanned would find it held for ever:
+ * its first dlopen (fnprof's, patch.c: fnp_libcalls_loaded) would wait on it. Registered
+ * by fnp_libcalls_init, after memory.c's, the metadata's and the region table's handlers,
+ * so that its prepare handler runs before theirs (a scan takes those locks under it), and
+ * after patch.c's and control.c's, whose locks a scan never takes. */
+FNP_FORK_SAFE_LOCK(libcalls_atfork, lock)
 static __thread int scanning __attribute__((tls_model("initial-exec")));
 static size_t hooked_slots, hooked_objects;
 static uintptr_t own_base; /* where libfnprof's code is (the program, for libfnprof.a) */
@@ -379,47 +384,6 @@ static const char *sym_version(const struct dyninfo *d, size_t i)
     return NULL;
 }
 
-/* The file holds a section of a patchable build (fnprof_sites, xray_instr_map). */
-static int has_patch_sections(const char *path)
-{
-    char exe[4096];
-    if (!*path) {
-        ssize_t k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-        if (k <= 0)
-            return 0;
-        exe[k] = 0;
-        path = exe;
-    }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    int found = 0;
-    ElfW(Ehdr) eh;
-    ElfW(Shdr) *sh = NULL;
-    char *names = NULL;
-    if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
-        memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_shentsize != sizeof(ElfW(Shdr)) ||
-        eh.e_shnum == 0 || eh.e_shnum > 65000 || eh.e_shstrndx >= eh.e_shnum)
-        goto out;
-    size_t len = (size_t)eh.e_shnum * sizeof(*sh);
-    if (!(sh = malloc(len)) || pread(fd, sh, len, (off_t)eh.e_shoff) != (ssize_t)len)
-        goto out;
-    const ElfW(Shdr) *s = &sh[eh.e_shstrndx];
-    if (s->sh_size == 0 || s->sh_size > (1u << 24) || !(names = malloc(s->sh_size + 1)) ||
-        pread(fd, names, s->sh_size, (off_t)s->sh_offset) != (ssize_t)s->sh_size)
-        goto out;
-    names[s->sh_size] = 0;
-    for (size_t i = 0; i < eh.e_shnum && !found; i++)
-        if (sh[i].sh_name < s->sh_size && (!strcmp(names + sh[i].sh_name, "fnprof_sites") ||
-                                           !strcmp(names + sh[i].sh_name, "xray_instr_map")))
-            found = 1;
-out:
-    free(sh);
-    free(names);
-    close(fd);
-    return found;
-}
-
 static int is_instrumented(const struct object *o, const struct dyninfo *d)
 {
     if (o->ours)
@@ -433,7 +397,8 @@ static int is_instrumented(const struct object *o, const struct dyninfo *d)
         if (ELF64_R_TYPE(d->rela[i].r_info) == R_X86_64_GLOB_DAT &&
             !strcmp(sym_name(d, &d->rela[i]), "__cyg_profile_func_enter"))
             return 1;
-    return has_patch_sections(o->path);
+    /* a patchable build (fnprof_sites, xray_instr_map): its sites call no hook */
+    return fnp_sites_in_file(*o->path ? o->path : "/proc/self/exe");
 }
 
 static const struct object *object_at(const struct collect *c, uintptr_t a)
@@ -566,11 +531,14 @@ static uintptr_t resolve_lazy(const struct collect *c, const struct dyninfo *all
     const char *name = d->strtab + d->symtab[i].st_name, *ver = sym_version(d, i);
     void *a = dlsym(RTLD_DEFAULT, name), *b = ver ? dlvsym(RTLD_DEFAULT, name, ver) : NULL;
     if (!a && !b) {
-        void *h = dlopen(*o->path ? o->path : NULL, RTLD_LAZY | RTLD_NOLOAD);
-        if (h) {
-            a = dlsym(h, name);
-            b = ver ? dlvsym(h, name, ver) : NULL;
-            dlclose(h);
+        /* The object's link_map is its handle (glibc). Not dlopen(RTLD_NOLOAD): that is
+         * fnprof's own dlopen (patch.c), which takes patch.c's lock under this scan's, the
+         * reverse of the order fork's handlers take them in (libcalls_atfork). */
+        Dl_info info;
+        struct link_map *l = NULL;
+        if (dladdr1((void *)o->lo, &info, (void **)&l, RTLD_DL_LINKMAP) && l) {
+            a = dlsym(l, name);
+            b = ver ? dlvsym(l, name, ver) : NULL;
         }
     }
     if (!ver || !b)
@@ -839,15 +807,25 @@ void fnp_libcalls_seen(uintptr_t key)
     scanning = 0;
 }
 
-/* XSAVE's area for the components fnp_lc_call_saving saves, or 0 for FXSAVE. */
+/* XSAVE's area for the components fnp_lc_call_saving saves (FNP_LC_XSAVE_MASK), or 0 for
+ * FXSAVE. Not the size for every component the OS enabled (cpuid 0xd.0's): with AMX's
+ * tiles that is 8 KB more on the caller's stack at each slow call, a coroutine's small
+ * stack maybe. */
 static uint64_t xsave_size(void)
 {
     unsigned a, b, c, d;
     __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
     if (!(c & (1u << 27))) /* OSXSAVE */
         return 0;
-    __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0xd), "c"(0));
-    return ((uint64_t)b + 63) & ~(uint64_t)63;
+    uint64_t size = 576; /* the legacy area (x87, SSE) and the header */
+    for (unsigned i = 2; i < 8; i++) {
+        if (!(FNP_LC_XSAVE_MASK & (1u << i)))
+            continue;
+        __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0xd), "c"(i));
+        if ((uint64_t)a + b > size) /* size + offset of component i */
+            size = (uint64_t)a + b;
+    }
+    return (size + 63) & ~(uint64_t)63;
 }
 
 void fnp_libcalls_init(const char *text)
@@ -872,6 +850,7 @@ void fnp_libcalls_init(const char *text)
     qsort(never, sizeof(never) / sizeof(*never), sizeof(*never), cmp_str);
     qsort(plumbing_names, sizeof(plumbing_names) / sizeof(*plumbing_names), sizeof(*plumbing_names),
           cmp_str);
+    libcalls_atfork();
     fnp_libcalls_loaded();
     __atomic_store_n(&fnp_libcalls_watch, 1, __ATOMIC_RELEASE);
 }

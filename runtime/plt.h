@@ -42,12 +42,16 @@
 /* what fnp_lc_enter returns when it gives no record */
 #define FNP_LC_SLOW 0 /* ask fnp_lc_enter_slow, with every register saved */
 #define FNP_LC_PASS 1 /* let the call through, unrecorded */
+/* The XSAVE components fnp_lc_call_saving keeps: x87, SSE, AVX, MPX's bounds and AVX-512
+ * (glibc's own choice for lazy binding, plus x87 for a long double's return). */
+#define FNP_LC_XSAVE_MASK 0xef
 /* a stub: movabs $entry, %r11 (10 bytes); jmp rel32 (5); int3 */
 #define FNP_LC_STUB_SIZE 16
 
 #ifndef __ASSEMBLER__
 
 #include <stdint.h>
+#include <sys/syscall.h>
 
 #include "runtime.h"
 
@@ -126,17 +130,41 @@ static inline FNP_NOINSTR struct fnp_lc_rec *fnp_lc_take(struct fnp_lc_pool *p)
     return r;
 }
 
+/* Brings p's top down over the free records below it; the caller set busy. */
+static inline FNP_NOINSTR void fnp_lc_settle(struct fnp_lc_pool *p)
+{
+    uint32_t top = p->top;
+    while (top > 0 && !p->recs[top - 1].live)
+        top--;
+    p->top = top;
+}
+
 static inline FNP_NOINSTR void fnp_lc_free(struct fnp_lc_pool *p, struct fnp_lc_rec *r)
 {
     p->busy = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     r->live = 0;
-    uint32_t top = p->top;
-    while (top > 0 && !p->recs[top - 1].live)
-        top--;
-    p->top = top;
+    fnp_lc_settle(p);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     p->busy = 0;
+}
+
+/* The key a call of e records: syscall(SYS_futex, ...) apart from syscall's others. */
+static inline FNP_NOINSTR uintptr_t fnp_lc_key(const struct fnp_lc_entry *e, const uintptr_t *args)
+{
+    return FNP_UNLIKELY(e->key_futex) && args[0] == SYS_futex ? e->key_futex : e->key;
+}
+
+/* Fills r, taken from p, for the call of e whose return address is at slot. */
+static inline FNP_NOINSTR void fnp_lc_fill(struct fnp_lc_rec *r, struct fnp_lc_pool *p,
+                                           const struct fnp_lc_entry *e, uintptr_t *slot,
+                                           uintptr_t key)
+{
+    r->ra = *slot;
+    r->real = e->real;
+    r->slot = (uintptr_t)slot;
+    r->pool = p;
+    r->key = key;
 }
 
 /* plt_call.c: the rest of a call's way, with every register saved by the trampoline. */

@@ -7,7 +7,6 @@
  * ends. docs/libcalls.md says what is recorded; plt.h how a call is carried.
  */
 #include <dlfcn.h>
-#include <sys/syscall.h>
 
 #include "plt.h"
 
@@ -41,9 +40,7 @@ uintptr_t fnp_lc_enter_slow(const struct fnp_lc_entry *e, uintptr_t *slot, const
     struct fnp_lc_pool *p = pool_of(t);
     if (!p || p->busy)
         return FNP_LC_PASS;
-    uintptr_t key = e->key;
-    if (e->key_futex && args[0] == SYS_futex)
-        key = e->key_futex;
+    uintptr_t key = fnp_lc_key(e, args);
     struct fnp_lc_rec *r = fnp_lc_take(p);
     if (!r) {
         p->dropped++;
@@ -55,11 +52,7 @@ uintptr_t fnp_lc_enter_slow(const struct fnp_lc_entry *e, uintptr_t *slot, const
         fnp_lc_free(p, r);
         return FNP_LC_PASS;
     }
-    r->ra = *slot;
-    r->real = e->real;
-    r->slot = (uintptr_t)slot;
-    r->pool = p;
-    r->key = key;
+    fnp_lc_fill(r, p, e, slot, key);
     return (uintptr_t)r;
 }
 
@@ -150,10 +143,7 @@ void fnp_libcalls_jump(uintptr_t from, uintptr_t to)
     for (uint32_t i = 0; i < p->top; i++)
         if (p->recs[i].live && p->recs[i].slot >= from && p->recs[i].slot < to)
             p->recs[i].live = 0;
-    uint32_t top = p->top;
-    while (top > 0 && !p->recs[top - 1].live)
-        top--;
-    p->top = top;
+    fnp_lc_settle(p);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     p->busy = 0;
 }

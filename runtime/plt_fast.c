@@ -8,8 +8,6 @@
  * a call, tracing, pausing, a stack to repair) answers FNP_LC_SLOW, and the trampoline
  * saves every register before fnp_lc_enter_slow or fnp_lc_exit_slow (plt_call.c).
  */
-#include <sys/syscall.h>
-
 #include "plt.h"
 
 #ifdef FNP_HAVE_LIBCALLS
@@ -29,9 +27,7 @@ uintptr_t fnp_lc_enter(const struct fnp_lc_entry *e, uintptr_t *slot, const uint
     struct fnp_lc_pool *p = t->libcalls;
     if (FNP_UNLIKELY(p->busy))
         return FNP_LC_PASS; /* a signal handler inside a record's taking or freeing */
-    uintptr_t key = e->key;
-    if (FNP_UNLIKELY(e->key_futex) && args[0] == SYS_futex)
-        key = e->key_futex;
+    uintptr_t key = fnp_lc_key(e, args);
     uint32_t d = t->depth;
     if (FNP_UNLIKELY(d >= t->cap))
         return FNP_LC_SLOW;
@@ -46,11 +42,7 @@ uintptr_t fnp_lc_enter(const struct fnp_lc_entry *e, uintptr_t *slot, const uint
         p->dropped++;
         return FNP_LC_PASS;
     }
-    r->ra = *slot;
-    r->real = e->real;
-    r->slot = (uintptr_t)slot;
-    r->pool = p;
-    r->key = key;
+    fnp_lc_fill(r, p, e, slot, key);
     int timed = !(rec & FNP_ON_COUNT);
     fnp_cct_push_as(t, d, n, timed ? fnp_clock_tsc() : 0, FNP_LC_FRAME_SP(slot), timed);
     return (uintptr_t)r;

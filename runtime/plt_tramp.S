@@ -29,6 +29,39 @@
  * is saved at %rbx + offset. */
 #define CFI_AT_RBX(reg, off) .cfi_escape 0x10, reg, 0x02, 0x73, off
 
+/* The argument registers, and %rax (a variadic call's count of vector registers), in the
+ * first 56 bytes of the trampoline's frame: kept there around fnp_lc_enter, and put back
+ * for the callee whichever way the call goes on. */
+.macro save_args
+    mov %rdi, 0(%rsp)
+    mov %rsi, 8(%rsp)
+    mov %rdx, 16(%rsp)
+    mov %rcx, 24(%rsp)
+    mov %r8, 32(%rsp)
+    mov %r9, 40(%rsp)
+    mov %rax, 48(%rsp)
+.endm
+.macro load_args
+    mov 0(%rsp), %rdi
+    mov 8(%rsp), %rsi
+    mov 16(%rsp), %rdx
+    mov 24(%rsp), %rcx
+    mov 32(%rsp), %r8
+    mov 40(%rsp), %r9
+    mov 48(%rsp), %rax
+.endm
+
+/* The return address and the caller's %rbx pushed back from the record (%rbx) on the way
+ * out, normal or unwound: the frame is then as the caller's call left it, plus %rbx. */
+.macro push_caller
+    push FNP_LC_R_RA(%rbx)
+    .cfi_adjust_cfa_offset 8
+    .cfi_offset 16, -8
+    push FNP_LC_R_RBX(%rbx)
+    .cfi_adjust_cfa_offset 8
+    .cfi_offset %rbx, -16
+.endm
+
     .text
     .p2align 4
     .globl fnp_lc_tramp
@@ -48,13 +81,7 @@ fnp_lc_tramp:
 1:  jmp *FNP_LC_E_REAL(%r11)
 2:  sub $72, %rsp
     .cfi_adjust_cfa_offset 72
-    mov %rdi, 0(%rsp)
-    mov %rsi, 8(%rsp)
-    mov %rdx, 16(%rsp)
-    mov %rcx, 24(%rsp)
-    mov %r8, 32(%rsp)
-    mov %r9, 40(%rsp)
-    mov %rax, 48(%rsp)
+    save_args
     mov %r11, 56(%rsp)
     mov %r11, %rdi
     lea 72(%rsp), %rsi
@@ -71,13 +98,7 @@ fnp_lc_tramp:
     cmp $FNP_LC_PASS, %rax
     ja .Lgo
 .Lpass:
-    mov 0(%rsp), %rdi
-    mov 8(%rsp), %rsi
-    mov 16(%rsp), %rdx
-    mov 24(%rsp), %rcx
-    mov 32(%rsp), %r8
-    mov 40(%rsp), %r9
-    mov 48(%rsp), %rax
+    load_args
     mov 56(%rsp), %r11
     add $72, %rsp
     .cfi_adjust_cfa_offset -72
@@ -87,13 +108,7 @@ fnp_lc_tramp:
     mov %rbx, FNP_LC_R_RBX(%rax)
     mov %rax, %rbx
     CFI_AT_RBX(3, FNP_LC_R_RBX)
-    mov 0(%rsp), %rdi
-    mov 8(%rsp), %rsi
-    mov 16(%rsp), %rdx
-    mov 24(%rsp), %rcx
-    mov 32(%rsp), %r8
-    mov 40(%rsp), %r9
-    mov 48(%rsp), %rax
+    load_args
     /* drop the saved registers and the return address (the record holds it) */
     add $80, %rsp
     .cfi_def_cfa_offset 0
@@ -103,12 +118,7 @@ fnp_lc_tramp:
     .globl fnp_lc_ret
     .hidden fnp_lc_ret
 fnp_lc_ret:
-    push FNP_LC_R_RA(%rbx)
-    .cfi_adjust_cfa_offset 8
-    .cfi_offset 16, -8
-    push FNP_LC_R_RBX(%rbx)
-    .cfi_adjust_cfa_offset 8
-    .cfi_offset %rbx, -16
+    push_caller
     push %rax
     push %rdx
     .cfi_adjust_cfa_offset 16
@@ -132,12 +142,7 @@ fnp_lc_ret:
     .globl fnp_lc_landing
     .hidden fnp_lc_landing
 fnp_lc_landing:
-    push FNP_LC_R_RA(%rbx)
-    .cfi_adjust_cfa_offset 8
-    .cfi_offset 16, -8
-    push FNP_LC_R_RBX(%rbx)
-    .cfi_adjust_cfa_offset 8
-    .cfi_offset %rbx, -16
+    push_caller
     push %rax
     sub $8, %rsp
     .cfi_adjust_cfa_offset 16
@@ -183,15 +188,11 @@ fnp_lc_call_saving:
     jz 1f
     sub %rax, %rsp
     xor %eax, %eax
-    mov %rax, 512(%rsp) /* the XSAVE header: XSTATE_BV and XCOMP_BV must start at 0 */
-    mov %rax, 520(%rsp)
-    mov %rax, 528(%rsp)
-    mov %rax, 536(%rsp)
-    mov %rax, 544(%rsp)
-    mov %rax, 552(%rsp)
-    mov %rax, 560(%rsp)
-    mov %rax, 568(%rsp)
-    mov $0xef, %eax
+    /* the XSAVE header (bytes 512-575): XSTATE_BV and XCOMP_BV must start at 0 */
+    .irp off, 512, 520, 528, 536, 544, 552, 560, 568
+    mov %rax, \off(%rsp)
+    .endr
+    mov $FNP_LC_XSAVE_MASK, %eax
     xor %edx, %edx
     xsave (%rsp)
     jmp 2f
@@ -204,7 +205,7 @@ fnp_lc_call_saving:
     mov %rax, %r12
     cmpq $0, fnp_lc_xsave_size(%rip)
     je 3f
-    mov $0xef, %eax
+    mov $FNP_LC_XSAVE_MASK, %eax
     xor %edx, %edx
     xrstor (%rsp)
     jmp 4f

@@ -33,6 +33,9 @@ Cases:
              that made them; strdup's block to the strdup call under its caller
   refused    mprotect refused (a preloaded shim): one line naming the program, no library
              call recorded, the same output
+  fork       forkscan.c: a fork while another thread hooks a new library's calls (its
+             scan held in __cxa_demangle); the child's dlopen'd library gets its library
+             calls recorded (the child did not inherit the scan's lock held)
   html       fnprof convert --to html of the pool's profile in headless Chromium
              (tests/views/html/cdp.py): the switch "without waits" is there, worker's
              cumtime falls below a tenth with it, the waits are marked; a profile without
@@ -457,6 +460,43 @@ def case_refused(a, tmp):
 
 # ---- html ---------------------------------------------------------------------------------
 
+def case_fork(a, tmp):
+    libdir = build_known(tmp)
+    src = os.path.join(HERE, "forkscan_lib.c")
+    sh(["gcc", "-O2", "-shared", "-fPIC", "-DSIDE", src, "-o", os.path.join(libdir, "libside.so")])
+    sh(["gcc", "-g", "-O0", "-finstrument-functions", "-fPIC", "-shared", src, "-o",
+        os.path.join(libdir, "libscanned.so"), "-L" + libdir, "-lside",
+        "-Wl,-rpath," + libdir])
+    sh(["gcc", "-g", "-O0", "-finstrument-functions", "-fPIC", "-shared",
+        os.path.join(HERE, "plugin.c"), "-o", os.path.join(libdir, "libplugin.so"),
+        "-L" + libdir, "-lknown", "-Wl,-rpath," + libdir])
+    prog = os.path.join(tmp, "forkscan")
+    sh(["gcc", "-g", "-O0", "-finstrument-functions", "-w", "-rdynamic",
+        os.path.join(HERE, "forkscan.c"), "-o", prog, "-pthread", "-ldl",
+        "-Wl,--enable-new-dtags,-rpath," + libdir])
+    try:
+        r = run(prog, {"PROF_OUTPUT": "fork.%p.prof", "PROF_LIBCALLS": "1", "PROF_QUIET": "1"},
+                tmp, preload=a.lib)
+    except subprocess.TimeoutExpired:
+        raise Failure("forkscan: hung (a lock held at the fork by the scanning thread, in "
+                      "the child or in the fork's own handlers)")
+    expect_clean(r, "forkscan")
+    if "scanned 42" not in r.stdout or "child 0" not in r.stdout:
+        raise Failure("forkscan: output %r" % r.stdout)
+    profs = [f for f in os.listdir(tmp) if f.startswith("fork.") and f.endswith(".prof")]
+    if len(profs) != 2:
+        raise Failure("forkscan: profiles %r" % profs)
+    child = None
+    for f in profs:
+        got, _, _ = edges(os.path.join(tmp, f))
+        if ("main", "loader") not in got and ("main", "child") in got:
+            child = got
+    if child is None:
+        raise Failure("forkscan: no child's profile among %r" % profs)
+    expect_edges(child, {("child", "plugin_run"): 1, ("plugin_run", "lk_add"): 7,
+                         ("plugin_run", "getpid"): 1}, "forkscan's child")
+
+
 def case_html(a, tmp):
     sys.path.insert(0, os.path.join(HERE, "..", "views", "html"))
     import cdp  # noqa: E402  pylint: disable=import-outside-toplevel
@@ -508,7 +548,8 @@ class Skip(Exception):
 
 CASES = {"calls": case_calls, "unset": case_unset, "patterns": case_patterns,
          "longjmp": case_longjmp, "exception": case_exception, "waits": case_waits,
-         "memory": case_memory, "refused": case_refused, "html": case_html}
+         "memory": case_memory, "refused": case_refused, "html": case_html,
+         "fork": case_fork}
 
 
 def main():
