@@ -34,7 +34,6 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -379,47 +378,6 @@ static const char *sym_version(const struct dyninfo *d, size_t i)
     return NULL;
 }
 
-/* The file holds a section of a patchable build (fnprof_sites, xray_instr_map). */
-static int has_patch_sections(const char *path)
-{
-    char exe[4096];
-    if (!*path) {
-        ssize_t k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-        if (k <= 0)
-            return 0;
-        exe[k] = 0;
-        path = exe;
-    }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    int found = 0;
-    ElfW(Ehdr) eh;
-    ElfW(Shdr) *sh = NULL;
-    char *names = NULL;
-    if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
-        memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_shentsize != sizeof(ElfW(Shdr)) ||
-        eh.e_shnum == 0 || eh.e_shnum > 65000 || eh.e_shstrndx >= eh.e_shnum)
-        goto out;
-    size_t len = (size_t)eh.e_shnum * sizeof(*sh);
-    if (!(sh = malloc(len)) || pread(fd, sh, len, (off_t)eh.e_shoff) != (ssize_t)len)
-        goto out;
-    const ElfW(Shdr) *s = &sh[eh.e_shstrndx];
-    if (s->sh_size == 0 || s->sh_size > (1u << 24) || !(names = malloc(s->sh_size + 1)) ||
-        pread(fd, names, s->sh_size, (off_t)s->sh_offset) != (ssize_t)s->sh_size)
-        goto out;
-    names[s->sh_size] = 0;
-    for (size_t i = 0; i < eh.e_shnum && !found; i++)
-        if (sh[i].sh_name < s->sh_size && (!strcmp(names + sh[i].sh_name, "fnprof_sites") ||
-                                           !strcmp(names + sh[i].sh_name, "xray_instr_map")))
-            found = 1;
-out:
-    free(sh);
-    free(names);
-    close(fd);
-    return found;
-}
-
 static int is_instrumented(const struct object *o, const struct dyninfo *d)
 {
     if (o->ours)
@@ -433,7 +391,7 @@ static int is_instrumented(const struct object *o, const struct dyninfo *d)
         if (ELF64_R_TYPE(d->rela[i].r_info) == R_X86_64_GLOB_DAT &&
             !strcmp(sym_name(d, &d->rela[i]), "__cyg_profile_func_enter"))
             return 1;
-    return has_patch_sections(o->path);
+    return fnp_sites_in_file(*o->path ? o->path : "/proc/self/exe"); /* a patchable build */
 }
 
 static const struct object *object_at(const struct collect *c, uintptr_t a)
