@@ -36,6 +36,8 @@
  * dlclose; its holder takes the loader's lock (dl_iterate_phdr) and malloc's, nothing of
  * fnprof's. fork waits for it (fnp_patch_atfork).
  */
+#include "patch.h"
+
 #include <cpuid.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -50,8 +52,6 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "runtime.h"
 
 #if defined(__x86_64__) && defined(__linux__)
 

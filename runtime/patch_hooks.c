@@ -23,7 +23,7 @@
  * (patch_exit_cold: frames above it returned unseen, and close with it; no frame with it,
  * an exit of a call entered while paused, or on another stack: ignored).
  */
-#include "runtime.h"
+#include "patch.h"
 
 #if defined(__x86_64__) && defined(__linux__)
 

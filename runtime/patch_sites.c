@@ -27,7 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime.h"
+#include "patch.h"
 
 #if defined(__x86_64__) && defined(__linux__)
 
