@@ -475,8 +475,11 @@ static int protect(const struct object *o, int writable)
             const struct fnp_site *s = &o->sites[i];
             if (s->want == s->patched || s->addr < o->seg[g].lo || s->addr >= o->seg[g].hi)
                 continue;
+            /* the site's own bytes (patch_sites.c checked they lie in the segment): 11
+             * for a nop5 near the segment's end would reach the page after it */
+            uintptr_t end = s->addr + fnp_site_len(s->form);
             lo = s->addr < lo ? s->addr : lo;
-            hi = s->addr + 11 > hi ? s->addr + 11 : hi;
+            hi = end > hi ? end : hi;
         }
         if (lo > hi)
             continue;

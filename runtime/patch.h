@@ -17,6 +17,12 @@ enum fnp_site_form {
     FNP_SITE_SLED_TAIL,  /* XRay: jmp +9 and 9 bytes before a tail jmp: nop6, call */
 };
 
+/* Bytes a site of form spans. */
+static inline size_t fnp_site_len(uint8_t form)
+{
+    return form == FNP_SITE_NOP5_ENTRY || form == FNP_SITE_NOP5_EXIT ? 5 : 11;
+}
+
 /* fnp_thread.patch_entering of an entry inside another (no code address has it) */
 #define FNP_ENTERING_NESTED (UINT64_C(1) << 63)
 

@@ -47,12 +47,6 @@
 static const uint8_t nop5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
 static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
 
-/* Bytes a site spans. */
-static size_t site_len(uint8_t form)
-{
-    return form == FNP_SITE_NOP5_ENTRY || form == FNP_SITE_NOP5_EXIT ? 5 : 11;
-}
-
 static int read_at(int fd, void *buf, size_t len, off_t off)
 {
     return pread(fd, buf, len, off) == (ssize_t)len ? 0 : -1;
@@ -408,7 +402,7 @@ static int has_fn(const uintptr_t *fns, size_t n, uintptr_t fn)
  * its table says. */
 static int check_site(const struct fnp_object_view *v, struct fnp_site *s, char *why, size_t whylen)
 {
-    size_t len = site_len(s->form);
+    size_t len = fnp_site_len(s->form);
     const uint8_t *b = (const uint8_t *)s->addr;
     if (!segment_of(v, s->addr, len, PF_X | PF_R)) {
         snprintf(why, whylen, "a site at %#lx is outside its code",
