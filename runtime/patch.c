@@ -147,7 +147,9 @@ static long membarrier(int cmd)
 
 /*
  * Every thread of the process executes a serialising instruction (and a full memory
- * barrier) before this returns. A forked child starts unregistered: it registers again.
+ * barrier) before this returns. A forked child keeps the registration (seen with strace:
+ * its SYNC_CORE barriers succeed); should a kernel not keep it, the failed barrier
+ * registers again.
  * Without membarrier, a page of ours made read-only after a write: the kernel flushes its
  * TLB entry on every processor the process runs on, by an interrupt, which serialises.
  */
