@@ -98,6 +98,10 @@ static int sync_core = -1; /* membarrier registered: 1; unavailable: 0; not trie
 static unsigned char *fence_page;
 static int refused;
 static uint64_t last_id;
+/* Every site of the objects listed is patched, but for those closing or refused (which
+ * are not written): a recording sync with no new object has nothing to write. Cleared by
+ * a pause, a new object with sites, and the end of a dlclose that left its object. */
+static int all_on;
 
 /* Written once by fnp_patch_init, before any site is patched. */
 static int armed;
@@ -384,6 +388,7 @@ static void scan(void)
                 goto out;
             o->next = objects;
             objects = o;
+            all_on &= o->n == 0;
         }
         o->seen = 1;
     }
@@ -632,6 +637,7 @@ static uintptr_t *open_functions(size_t *n, int *any)
 
 static void pause_all(void)
 {
+    all_on = 0;
     want_all(1, 0);
     batch();
     size_t n = 0;
@@ -660,9 +666,12 @@ static void sync_locked(void)
         return;
     }
     scan();
+    if (all_on)
+        return; /* a step, say, that changed nothing: no walk over every site */
     want_all(0, 1);
     want_all(1, 1);
     batch();
+    all_on = 1;
 }
 
 void fnp_patch_sync(void)
@@ -799,6 +808,7 @@ void fnp_patch_close_end(uint64_t id)
     for (struct object *o = objects; o; o = o->next)
         if (o->id == id)
             o->closing--;
+    all_on = 0; /* the object, if still there, is written again */
     sync_locked();
     pthread_mutex_unlock(&lock);
     fnp_mem_release();
