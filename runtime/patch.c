@@ -36,6 +36,8 @@
  * dlclose; its holder takes the loader's lock (dl_iterate_phdr) and malloc's, nothing of
  * fnprof's. fork waits for it (fnp_patch_atfork).
  */
+#include "patch.h"
+
 #include <cpuid.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -50,8 +52,6 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "runtime.h"
 
 #if defined(__x86_64__) && defined(__linux__)
 
@@ -98,6 +98,10 @@ static int sync_core = -1; /* membarrier registered: 1; unavailable: 0; not trie
 static unsigned char *fence_page;
 static int refused;
 static uint64_t last_id;
+/* Every site of the objects listed is patched, but for those closing or refused (which
+ * are not written): a recording sync with no new object has nothing to write. Cleared by
+ * a pause, a new object with sites, and the end of a dlclose that left its object. */
+static int all_on;
 
 /* Written once by fnp_patch_init, before any site is patched. */
 static int armed;
@@ -147,7 +151,9 @@ static long membarrier(int cmd)
 
 /*
  * Every thread of the process executes a serialising instruction (and a full memory
- * barrier) before this returns. A forked child starts unregistered: it registers again.
+ * barrier) before this returns. A forked child keeps the registration (seen with strace:
+ * its SYNC_CORE barriers succeed); should a kernel not keep it, the failed barrier
+ * registers again.
  * Without membarrier, a page of ours made read-only after a write: the kernel flushes its
  * TLB entry on every processor the process runs on, by an interrupt, which serialises.
  */
@@ -382,6 +388,7 @@ static void scan(void)
                 goto out;
             o->next = objects;
             objects = o;
+            all_on &= o->n == 0;
         }
         o->seen = 1;
     }
@@ -475,8 +482,11 @@ static int protect(const struct object *o, int writable)
             const struct fnp_site *s = &o->sites[i];
             if (s->want == s->patched || s->addr < o->seg[g].lo || s->addr >= o->seg[g].hi)
                 continue;
+            /* the site's own bytes (patch_sites.c checked they lie in the segment): 11
+             * for a nop5 near the segment's end would reach the page after it */
+            uintptr_t end = s->addr + fnp_site_len(s->form);
             lo = s->addr < lo ? s->addr : lo;
-            hi = s->addr + 11 > hi ? s->addr + 11 : hi;
+            hi = end > hi ? end : hi;
         }
         if (lo > hi)
             continue;
@@ -627,6 +637,7 @@ static uintptr_t *open_functions(size_t *n, int *any)
 
 static void pause_all(void)
 {
+    all_on = 0;
     want_all(1, 0);
     batch();
     size_t n = 0;
@@ -655,9 +666,12 @@ static void sync_locked(void)
         return;
     }
     scan();
+    if (all_on)
+        return; /* a step, say, that changed nothing: no walk over every site */
     want_all(0, 1);
     want_all(1, 1);
     batch();
+    all_on = 1;
 }
 
 void fnp_patch_sync(void)
@@ -794,6 +808,7 @@ void fnp_patch_close_end(uint64_t id)
     for (struct object *o = objects; o; o = o->next)
         if (o->id == id)
             o->closing--;
+    all_on = 0; /* the object, if still there, is written again */
     sync_locked();
     pthread_mutex_unlock(&lock);
     fnp_mem_release();

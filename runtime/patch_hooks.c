@@ -23,7 +23,7 @@
  * (patch_exit_cold: frames above it returned unseen, and close with it; no frame with it,
  * an exit of a call entered while paused, or on another stack: ignored).
  */
-#include "runtime.h"
+#include "patch.h"
 
 #if defined(__x86_64__) && defined(__linux__)
 
@@ -169,18 +169,14 @@ static FNP_COLD void enter_cold(uintptr_t fn, uintptr_t sp)
 }
 
 /* An exit whose frame is not the innermost one, or in a mode the steady path is not built
- * for: the frame with this sp closes, with those above it; none: ignored. */
-static FNP_COLD void exit_cold(uintptr_t sp, uintptr_t unused)
+ * for: the frame at depth (the one with the exit's sp, leave_other found it) closes, with
+ * those above it. */
+static FNP_COLD void exit_cold(uintptr_t depth, uintptr_t unused)
 {
     (void)unused;
     struct fnp_thread *t = fnp_tls;
-    if (!t || !__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED))
-        return;
-    uint32_t k = t->depth;
-    while (k > 0 && t->frames[k - 1].sp != sp)
-        k--;
-    if (k > 0)
-        fnp_cct_cut(t, k - 1, fnp_clock_now());
+    if (__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED))
+        fnp_cct_cut(t, (uint32_t)depth, fnp_clock_now());
 }
 
 /* ---- the steady paths --------------------------------------------------------------------- */
@@ -287,7 +283,7 @@ FNP_TRAMPOLINE_COLD static void leave_other(struct fnp_thread *t, uintptr_t sp)
     while (k > 0 && t->frames[k - 1].sp != sp)
         k--;
     if (k > 0)
-        cold_call(exit_cold, sp, 0);
+        cold_call(exit_cold, k - 1, 0);
 }
 
 FNP_INLINE void leave(uintptr_t sp, int mode)

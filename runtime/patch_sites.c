@@ -27,13 +27,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime.h"
+#include "patch.h"
 
 #if defined(__x86_64__) && defined(__linux__)
 
 #define SITES_SECTION "fnprof_sites"
 #define XRAY_SECTION "xray_instr_map"
-#define MAX_SHDRS 65535
 #define MAX_SHSTRTAB (1u << 20)
 
 /* Pointer encodings of .eh_frame (the LSB's EH_PE_*), those found on x86_64. */
@@ -48,25 +47,18 @@
 static const uint8_t nop5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
 static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
 
-/* Bytes a site spans. */
-static size_t site_len(uint8_t form)
-{
-    return form == FNP_SITE_NOP5_ENTRY || form == FNP_SITE_NOP5_EXIT ? 5 : 11;
-}
-
 static int read_at(int fd, void *buf, size_t len, off_t off)
 {
     return pread(fd, buf, len, off) == (ssize_t)len ? 0 : -1;
 }
 
 struct file_tables {
+    ElfW(Ehdr) eh;
     ElfW(Shdr) sites, xray; /* sh_type SHT_NULL when absent */
-    ElfW(Phdr) * phdr;      /* the file's, e_phnum of them */
-    size_t phnum;
 };
 
-/* The site tables' section headers and the program headers of the ELF file fd. 0, or -1
- * when it is no x86_64 ELF object or cannot be read. */
+/* The site tables' section headers of the ELF file fd. 0, or -1 when it is no x86_64 ELF
+ * object or cannot be read. */
 static int read_tables(int fd, struct file_tables *ft)
 {
     ElfW(Ehdr) eh;
@@ -95,13 +87,8 @@ static int read_tables(int fd, struct file_tables *ft)
         else if (strcmp(names + sh[i].sh_name, XRAY_SECTION) == 0)
             ft->xray = sh[i];
     }
+    ft->eh = eh;
     rc = 0;
-    if (ft->sites.sh_type == SHT_NULL && ft->xray.sh_type == SHT_NULL)
-        goto out;
-    ft->phnum = eh.e_phnum;
-    if (!(ft->phdr = malloc(ft->phnum * sizeof(*ft->phdr))) ||
-        read_at(fd, ft->phdr, ft->phnum * sizeof(*ft->phdr), (off_t)eh.e_phoff))
-        rc = -1;
 out:
     free(sh);
     free(names);
@@ -116,24 +103,23 @@ int fnp_sites_in_file(const char *path)
     struct file_tables ft;
     int has =
         read_tables(fd, &ft) == 0 && (ft.sites.sh_type != SHT_NULL || ft.xray.sh_type != SHT_NULL);
-    free(ft.phdr);
     close(fd);
     return has;
 }
 
-/* The file's PT_LOAD headers are the mapped object's, in the same order. */
-static int same_loads(const struct file_tables *ft, const struct fnp_object_view *v)
+/* The file's PT_LOAD headers (phnum at phdr) are the mapped object's, in the same order. */
+static int same_loads(const ElfW(Phdr) * phdr, size_t phnum, const struct fnp_object_view *v)
 {
     const ElfW(Phdr) *mem = v->phdr;
     size_t i = 0, j = 0;
     for (;;) {
-        while (i < ft->phnum && ft->phdr[i].p_type != PT_LOAD)
+        while (i < phnum && phdr[i].p_type != PT_LOAD)
             i++;
         while (j < v->phnum && mem[j].p_type != PT_LOAD)
             j++;
-        if (i == ft->phnum || j == v->phnum)
-            return i == ft->phnum && j == v->phnum;
-        if (memcmp(&ft->phdr[i], &mem[j], sizeof(mem[j])) != 0)
+        if (i == phnum || j == v->phnum)
+            return i == phnum && j == v->phnum;
+        if (memcmp(&phdr[i], &mem[j], sizeof(mem[j])) != 0)
             return 0;
         i++;
         j++;
@@ -416,7 +402,7 @@ static int has_fn(const uintptr_t *fns, size_t n, uintptr_t fn)
  * its table says. */
 static int check_site(const struct fnp_object_view *v, struct fnp_site *s, char *why, size_t whylen)
 {
-    size_t len = site_len(s->form);
+    size_t len = fnp_site_len(s->form);
     const uint8_t *b = (const uint8_t *)s->addr;
     if (!segment_of(v, s->addr, len, PF_X | PF_R)) {
         snprintf(why, whylen, "a site at %#lx is outside its code",
@@ -491,14 +477,23 @@ int fnp_sites_read(const struct fnp_object_view *v, struct fnp_site **sites, siz
     struct file_tables ft;
     struct list l = {0};
     uintptr_t *entries = NULL;
+    ElfW(Phdr) *phdr = NULL;
     int rc = read_tables(fd, &ft);
-    close(fd);
     if (rc || (ft.sites.sh_type == SHT_NULL && ft.xray.sh_type == SHT_NULL)) {
+        close(fd);
         rc = 0;
         goto out;
     }
+    /* the file's program headers, only for an object with sites */
+    size_t phsize = (size_t)ft.eh.e_phnum * sizeof(*phdr);
+    rc = !(phdr = malloc(phsize ? phsize : 1)) || read_at(fd, phdr, phsize, (off_t)ft.eh.e_phoff);
+    close(fd);
+    if (rc) {
+        rc = 0; /* unreadable, as before the tables were found: not patched, nothing said */
+        goto out;
+    }
     rc = -1;
-    if (!same_loads(&ft, v)) {
+    if (!same_loads(phdr, ft.eh.e_phnum, v)) {
         snprintf(why, whylen, "the file is not the one loaded (its program headers differ)");
         goto out;
     }
@@ -544,7 +539,7 @@ nomem_set:
 out:
     free(entries);
     free(l.v);
-    free(ft.phdr);
+    free(phdr);
     return rc;
 }
 
