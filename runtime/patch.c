@@ -674,15 +674,19 @@ static void sync_locked(void)
     all_on = 1;
 }
 
+/* A pause, resume or dlclose opens and mprotects on the program's thread: a failure there
+ * must not leave its errno changed. */
 void fnp_patch_sync(void)
 {
     if (!armed)
         return;
+    int saved = errno;
     fnp_mem_hold();
     pthread_mutex_lock(&lock);
     sync_locked();
     pthread_mutex_unlock(&lock);
     fnp_mem_release();
+    errno = saved;
 }
 
 /* ---- dlopen, dlclose ---------------------------------------------------------------------- */
@@ -777,6 +781,7 @@ uint64_t fnp_patch_close_begin(void *handle)
     __atomic_add_fetch(&loader_calls, 1, __ATOMIC_RELAXED);
     if (dlinfo(handle, RTLD_DI_LINKMAP, &l) || !l)
         return id;
+    int saved = errno;
     fnp_mem_hold();
     pthread_mutex_lock(&lock);
     /* listed first if it is not yet (loaded while paused): a pause or resume meanwhile must
@@ -790,6 +795,7 @@ uint64_t fnp_patch_close_begin(void *handle)
         }
     pthread_mutex_unlock(&lock);
     fnp_mem_release();
+    errno = saved;
     return id;
 }
 
@@ -800,6 +806,7 @@ void fnp_patch_close_end(uint64_t id)
     if (!id)
         return;
     __atomic_sub_fetch(&loader_calls, 1, __ATOMIC_RELAXED);
+    int saved = errno;
     fnp_mem_hold();
     pthread_mutex_lock(&lock);
     scanned = 0; /* a rescan, whatever the counts say */
@@ -812,6 +819,7 @@ void fnp_patch_close_end(uint64_t id)
     sync_locked();
     pthread_mutex_unlock(&lock);
     fnp_mem_release();
+    errno = saved;
 }
 
 /* ---- load ----------------------------------------------------------------------------------- */
