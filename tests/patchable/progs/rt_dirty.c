@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "fnprof.h"
-
 #include "rt_common.h"
 
 NOINLINE long work(int n)

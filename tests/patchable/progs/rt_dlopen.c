@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "fnprof.h"
-
 #include "rt_common.h"
 
 #define FIRST 30

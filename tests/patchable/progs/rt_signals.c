@@ -23,7 +23,6 @@
 #include <sys/mman.h>
 
 #include "fnprof.h"
-
 #include "rt_common.h"
 
 #define DEPTH 20

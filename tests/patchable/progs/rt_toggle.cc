@@ -13,7 +13,6 @@
 #include <stdexcept>
 
 #include "fnprof.h"
-
 #include "rt_common.h"
 
 static volatile long sink;
