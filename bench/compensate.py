@@ -91,9 +91,23 @@ def pstats_rows(path):
     return {k[2]: (v[1], v[2], v[3]) for k, v in stats.items()}
 
 
+def report_rows(fnprof, path):
+    """{function name: (ncalls, cumtime ns)} of `fnprof report --compensate` of a file."""
+    text = subprocess.run([str(fnprof), "report", str(path), "--compensate", "--unit", "ns",
+                           "--limit", "0", "--no-meta"], stdout=subprocess.PIPE, text=True,
+                          check=True).stdout
+    rows = {}
+    for line in text.splitlines():
+        m = re.match(r"\s*(\d+)(?:/\d+)?\s+\d+\s+\d+\s+(\d+)\s+\d+\s+\S*\((\w+)\)$", line)
+        if m:
+            rows[m.group(3)] = (int(m.group(1)), int(m.group(2)) * 1e-9)
+    return rows
+
+
 def run_profiled(prog, args, lib, timer, compensate, workdir, sizes):
     """Per size, the median over the batches of the leaf's and the caller's figures (ns per
-    call); and the calibration the run stored."""
+    call): as written, and (a run without PROF_COMPENSATE) compensated afterwards by
+    `fnprof report --compensate`; and the calibration the run stored."""
     shutil.rmtree(workdir, ignore_errors=True)
     workdir.mkdir(parents=True)
     env = dict(H.run_env({}), LD_PRELOAD=str(lib / "libfnprof.so"),
@@ -105,25 +119,36 @@ def run_profiled(prog, args, lib, timer, compensate, workdir, sizes):
                        stderr=subprocess.PIPE, text=True)
     if r.returncode:
         sys.exit(f"bench: callees under fnprof exited {r.returncode}: {r.stderr[-2000:]}")
-    leaf, caller = [], []
+    fnprof = lib.parent / "bin" / "fnprof"
+    leaf, caller, leaf_after, caller_after = [], [], [], []
     for i in range(sizes):
-        ls, cs = [], []
+        ls, cs, la, ca = [], [], [], []
         for p in workdir.glob(f"{i}.*.prof"):
             rows = pstats_rows(p)
             n, _, lc = rows[f"leaf_{i}"]
             cc = rows[f"drive_{i}"][2]
             ls.append(lc / n * 1e9)
             cs.append(cc / n * 1e9)
+            if not compensate:
+                rows = report_rows(fnprof, p)
+                la.append(rows[f"leaf_{i}"][1] / n * 1e9)
+                ca.append(rows[f"drive_{i}"][1] / n * 1e9)
         leaf.append(statistics.median(ls))
         caller.append(statistics.median(cs))
-    meta = subprocess.run([str(lib.parent / "bin" / "fnprof"), "report", str(workdir / "0.0.prof"),
-                           "--limit", "1"], stdout=subprocess.PIPE, text=True).stdout
+        leaf_after.append(statistics.median(la) if la else float("nan"))
+        caller_after.append(statistics.median(ca) if ca else float("nan"))
+    meta = subprocess.run([str(fnprof), "report", str(workdir / "0.0.prof"), "--limit", "1"],
+                          stdout=subprocess.PIPE, text=True).stdout
     cal = dict(re.findall(r"fnprof\.(hook_in_ns|hook_out_ns|clamped): (\S+)", meta))
-    return leaf, caller, cal
+    return leaf, caller, leaf_after, caller_after, cal
 
 
 def err(value, truth):
     return f"{(value / truth - 1) * 100:+.1f}%"
+
+
+def cell(value, truth):
+    return f"{value:.1f} {err(value, truth)}"
 
 
 def bench_callees(lib, runs, quick):
@@ -137,38 +162,44 @@ def bench_callees(lib, runs, quick):
         args = callees_args(kind, reps, ks)
         H.log(f"callees {kind}: steps {ks}")
         for timer in TIMERS:
-            got = {"base": [], "raw": [], "comp": []}
+            got = {"base": [], "raw": [], "after": [], "comp": []}
             for r in range(runs):
                 got["base"].append(run_base(progs["base"], args))
                 for mode in ("raw", "comp"):
-                    leaf, caller, cal = run_profiled(progs["inst"], args, lib, timer,
-                                                     mode == "comp", H.OUT / "callees", len(ks))
+                    leaf, caller, leaf_a, caller_a, cal = run_profiled(
+                        progs["inst"], args, lib, timer, mode == "comp", H.OUT / "callees",
+                        len(ks))
                     got[mode].append((leaf, caller))
                     if mode == "raw":
-                        cals.setdefault((kind, timer), []).append(cal)
+                        got["after"].append((leaf_a, caller_a))
+                    cals.setdefault((kind, timer, mode), []).append(cal)
             H.log(f"callees {kind} {timer}: {runs} runs done")
             for i, target in enumerate(TARGETS):
                 truth = statistics.median(b[i] for b in got["base"])
-                lr = statistics.median(x[0][i] for x in got["raw"])
-                cr = statistics.median(x[1][i] for x in got["raw"])
-                lc = statistics.median(x[0][i] for x in got["comp"])
-                cc = statistics.median(x[1][i] for x in got["comp"])
-                rows.append([kind, "tsc" if timer == "auto" else timer, f"{target}", f"{ks[i]}",
-                             f"{truth:.1f}", f"{lr:.1f}", err(lr, truth), f"{lc:.1f}",
-                             err(lc, truth), f"{cr:.1f}", err(cr, truth), f"{cc:.1f}",
-                             err(cc, truth)])
-    lines.append("callees: ns per call, median over batches of calls (each batch a profile of "
-                 "its own), median of the runs")
-    lines.append(H.table(["work", "clock", "target", "steps", "uninstr.", "leaf raw", "err",
-                          "leaf comp", "err", "caller raw", "err", "caller comp", "err"], rows))
+                row = [kind, "tsc" if timer == "auto" else timer, f"{target}", f"{ks[i]}",
+                       f"{truth:.1f}"]
+                for side in (0, 1):
+                    for mode in ("raw", "after", "comp"):
+                        row.append(cell(statistics.median(x[side][i] for x in got[mode]), truth))
+                rows.append(row)
+    lines.append("callees: ns per call and error, median over batches of calls (each batch a "
+                 "profile of its own), median of the runs")
+    lines.append(H.table(["work", "clock", "target", "steps", "uninstr.", "leaf raw",
+                          "leaf --compensate", "leaf PROF_COMPENSATE", "caller raw",
+                          "caller --compensate", "caller PROF_COMPENSATE"], rows))
     lines.append("uninstr.: the uninstrumented build's clock around each batch, per call (the "
                  "call and the loop included);")
     lines.append("leaf: the callee's cumtime per call; caller: its loop's cumtime per call of "
-                 "the leaf (the call included)")
-    for (kind, timer), cs in cals.items():
+                 "the leaf (the call included);")
+    lines.append("raw: a run without PROF_COMPENSATE; --compensate: the same files through "
+                 "`fnprof report --compensate`;")
+    lines.append("PROF_COMPENSATE: runs with PROF_COMPENSATE=1, whose clock reads are ordered "
+                 "(docs/compensation.md)")
+    for (kind, timer, mode), cs in cals.items():
         ins = sorted(float(c.get("hook_in_ns", "nan")) for c in cs)
         outs = sorted(float(c.get("hook_out_ns", "nan")) for c in cs)
-        lines.append(f"calibration ({kind}, {'tsc' if timer == 'auto' else timer}): in "
+        lines.append(f"calibration ({kind}, {'tsc' if timer == 'auto' else timer}, "
+                     f"{'ordered' if mode == 'comp' else 'unordered'}): in "
                      f"{ins[0]:.2f}-{ins[-1]:.2f} ns, out {outs[0]:.2f}-{outs[-1]:.2f} ns "
                      f"over {len(cs)} runs")
     return "\n".join(lines)
@@ -194,7 +225,7 @@ def bench_real(lib, runs, quick, only):
     if not names:
         return ""
     ws = {w.name: w for w in H.workloads() if w.name in names}
-    progs = H.build_all(names, hook_libs)
+    progs = H.build_all(names, hook_libs, lib.parent / "bin")
     rundelay = H.BUILD / "hooks" / "rundelay.so"
     src = H.BENCH / "tools" / "rundelay.c"
     H.run_jobs([H.Job(["gcc", "-O2", "-fPIC", "-shared", src, "-o", rundelay], rundelay, [src])])
@@ -209,17 +240,20 @@ def bench_real(lib, runs, quick, only):
         meta = {}
         for r in range(runs + (0 if quick else 1)):
             res = {}
-            for config in (("base", "fnprof") if r % 2 == 0 else ("fnprof", "base")):
+            order = ("base", "fnprof", "ordered")
+            for config in (order if r % 2 == 0 else order[::-1]):
                 mark = H.OUT / f"comp.{name}.{config}.mark"
                 delay = H.OUT / f"comp.{name}.{config}.delay"
                 mark.unlink(missing_ok=True)
                 delay.unlink(missing_ok=True)
                 env = {"BENCH_MARK": mark, "BENCH_RUNDELAY": delay, "LD_PRELOAD": rundelay}
-                prof = H.OUT / f"comp.{name}.prof"
-                if config == "fnprof":
+                prof = H.OUT / f"comp.{name}.{config}.prof"
+                if config != "base":
                     env.update(LD_PRELOAD=f"{lib / 'libfnprof.so'}:{rundelay}", PROF_OUTPUT=prof,
                                PROF_QUIET="1")
-                wall, _, end, rc = H.spawn(argv["inst" if config == "fnprof" else "base"], env,
+                if config == "ordered":
+                    env.update(PROF_COMPENSATE="1")
+                wall, _, end, rc = H.spawn(argv["base" if config == "base" else "inst"], env,
                                            fixed_layout=w.no_aslr)
                 if rc or not mark.exists() or not delay.exists():
                     sys.exit(f"bench: {name}/{config} exited {rc}")
@@ -227,14 +261,19 @@ def bench_real(lib, runs, quick, only):
                 res[config] = (wall - (end - int(mark.read_text())), waited)
             if r == 0 and not quick:
                 continue  # warm-up
+            prof = H.OUT / f"comp.{name}.fnprof.prof"
             m_raw, _, calls = main_cumtime(fnprof, prof, False)
             m_comp, meta, _ = main_cumtime(fnprof, prof, True)
+            m_ord, meta_ord, _ = main_cumtime(fnprof, H.OUT / f"comp.{name}.ordered.prof", False)
             # The time each process waited for a processor (rundelay.c) is in its work
             # phase, and in main's interval in the profile: taken off both.
-            (bw, bd), (fw, fd) = res["base"], res["fnprof"]
+            (bw, bd), (fw, fd), (ow, od) = res["base"], res["fnprof"], res["ordered"]
             cal = float(meta.get("fnprof.hook_in_ns", "nan")) + float(
                 meta.get("fnprof.hook_out_ns", "nan"))
-            runs_.append((bw - bd, fw - fd, m_raw - fd, m_comp - fd, bd + fd, cal))
+            cal_ord = float(meta_ord.get("fnprof.hook_in_ns", "nan")) + float(
+                meta_ord.get("fnprof.hook_out_ns", "nan"))
+            runs_.append((bw - bd, fw - fd, m_raw - fd, m_comp - fd, bd + fd, cal, m_ord - od,
+                          ow - od, cal_ord))
         # Medians over the runs, waits taken off; a run is only ever slowed down by the
         # rest of a shared machine, which takes more than the waits (caches, the other
         # half of a core): the fastest figures are shown too.
@@ -246,21 +285,29 @@ def bench_real(lib, runs, quick, only):
         best = min(runs_, key=lambda x: x[1])
         cals = sorted(x[5] for x in runs_)
         cal = statistics.median(cals)
+        o_ = statistics.median(x[6] for x in runs_)
+        cost_o = (statistics.median(x[7] for x in runs_) - truth) / calls
+        cal_o = statistics.median(x[8] for x in runs_)
         rows.append([name, f"{calls:,}", f"{truth / 1e6:.0f}", f"{r_ / 1e6:.0f}", err(r_, truth),
-                     f"{c_ / 1e6:.0f}", err(c_, truth), f"{cost:.2f}", f"{cal:.2f}",
-                     meta.get("fnprof.clamped", "-")])
+                     f"{c_ / 1e6:.0f}", err(c_, truth), f"{o_ / 1e6:.0f}", err(o_, truth),
+                     f"{cost:.2f}", f"{cal:.2f}", f"{cost_o:.2f}", f"{cal_o:.2f}",
+                     meta.get("fnprof.clamped", "-"), meta_ord.get("fnprof.clamped", "-")])
         waits = statistics.median(x[4] for x in runs_) / 1e6
         notes.append(f"{name}: {len(runs_)} runs, {waits:.0f} ms of waits for a processor taken "
                      f"off a run pair (median); the fastest runs: uninstr. {fast / 1e6:.0f} ms, "
-                     f"main raw {err(best[2], fast)}, compensated {err(best[3], fast)}; "
+                     f"main raw {err(best[2], fast)}, --compensate {err(best[3], fast)}; "
                      f"calibrated {cals[0]:.2f}-{cals[-1]:.2f} ns")
     return "\n".join([
         "real programs: main's cumtime against the uninstrumented run's work phase (ms), "
         "medians of interleaved runs, the time each process waited for a processor taken off",
-        H.table(["program", "calls", "uninstr.", "main raw", "err", "main comp", "err",
-                 "ns/call >base", "calibrated", "clamped"], rows),
-        "ns/call >base: what a call pair really added to the run (work phases less waits, "
-        "instrumented less uninstrumented, per call);",
+        H.table(["program", "calls", "uninstr.", "main raw", "err", "--compensate", "err",
+                 "PROF_COMPENSATE", "err", ">base", "calibrated", ">base ord.", "cal. ord.",
+                 "clamped", "clamped ord."], rows),
+        "raw and --compensate: a run without PROF_COMPENSATE, its file as written and through "
+        "`fnprof report --compensate`; PROF_COMPENSATE: a run with PROF_COMPENSATE=1 (ordered "
+        "clock reads);",
+        ">base: what a call pair really added to the run, ns (work phases less waits, "
+        "instrumented less uninstrumented, per call); ord.: in the PROF_COMPENSATE=1 run;",
         "calibrated: what compensation takes off a call (hook_in_ns + hook_out_ns, median of "
         "the runs)", *notes])
 

@@ -104,7 +104,8 @@ static void release(struct fnp_thread *t)
 FNP_NOINSTR void fnp_calibrate(uint64_t modes)
 {
     if (modes & FNP_ON_COUNT)
-        return; /* no times to compensate */
+        return;                /* no times to compensate */
+    in_ticks = out_ticks = -1; /* a calibration that fails leaves none */
     struct fnp_thread *t = fnp_pages(sizeof(*t));
     if (!t)
         return;

@@ -6,6 +6,15 @@
  * over the whole run (first reading at load, second at the dump), so there is no
  * calibration spin at start-up and the rate is as exact as the run is long.
  * PROF_TIMER=none takes no timestamp at all (count-only mode).
+ *
+ * PROF_COMPENSATE=1 orders the reads: a fence before each (everything the program did
+ * before it is done) and after it (nothing after it has begun). Unordered, the processor
+ * runs the hooks beside the work around them, so what a hook pair adds depends on that
+ * work: from nothing (a callee of dependent arithmetic hides it whole) to all of it (back
+ * to back calls), which no single calibrated cost can take off. Ordered, the time between
+ * two reads is the time of what ran between them, and the calibration's cost adds up
+ * (docs/compensation.md has the figures). The fences cost each pair 2.5 times its time, so
+ * only a run that asks for compensation pays them.
  */
 #include <string.h>
 
@@ -32,7 +41,7 @@ static int tsc_invariant(void)
 #endif
 }
 
-void fnp_clock_init(const char *want)
+void fnp_clock_init(const char *want, int ordered)
 {
     if (want && strcmp(want, "none") == 0) {
         fnp_clock_kind = FNP_CLOCK_NONE;
@@ -45,7 +54,10 @@ void fnp_clock_init(const char *want)
         fnp_log("PROF_TIMER=tsc: this CPU has no invariant TSC; using CLOCK_MONOTONIC");
     else if (want && *want && strcmp(want, "auto") != 0 && strcmp(want, "tsc") != 0)
         fnp_log("PROF_TIMER=%s: unknown timer (auto, tsc, monotonic, none); using auto", want);
-    fnp_clock_kind = tsc ? FNP_CLOCK_TSC : FNP_CLOCK_MONOTONIC;
+    if (ordered)
+        fnp_clock_kind = tsc ? FNP_CLOCK_TSC_ORDERED : FNP_CLOCK_MONOTONIC_ORDERED;
+    else
+        fnp_clock_kind = tsc ? FNP_CLOCK_TSC : FNP_CLOCK_MONOTONIC;
     start_ns = fnp_clock_monotonic_ns();
     start_ticks = fnp_clock_now();
 }
@@ -54,7 +66,7 @@ double fnp_clock_tick_seconds(void)
 {
     if (fnp_clock_kind == FNP_CLOCK_NONE)
         return 1.0;
-    if (fnp_clock_kind == FNP_CLOCK_MONOTONIC)
+    if (fnp_clock_kind == FNP_CLOCK_MONOTONIC || fnp_clock_kind == FNP_CLOCK_MONOTONIC_ORDERED)
         return 1e-9;
     uint64_t ticks = fnp_clock_now() - start_ticks;
     uint64_t ns = fnp_clock_monotonic_ns() - start_ns;
@@ -70,6 +82,8 @@ uint64_t fnp_clock_mode(void)
         return 0;
     case FNP_CLOCK_NONE:
         return FNP_ON_COUNT;
+    case FNP_CLOCK_TSC_ORDERED:
+        return FNP_ON_ORDERED;
     default:
         return FNP_ON_CLOCK_CALL;
     }
@@ -77,8 +91,13 @@ uint64_t fnp_clock_mode(void)
 
 const char *fnp_clock_name(void)
 {
-    static const char *const names[] = {"tsc", "monotonic", "none"};
+    static const char *const names[] = {"tsc", "monotonic", "none", "tsc", "monotonic"};
     return names[fnp_clock_kind];
+}
+
+int fnp_clock_ordered(void)
+{
+    return fnp_clock_kind == FNP_CLOCK_TSC_ORDERED || fnp_clock_kind == FNP_CLOCK_MONOTONIC_ORDERED;
 }
 
 uint64_t fnp_clock_origin(void)

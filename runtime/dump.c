@@ -240,7 +240,7 @@ __attribute__((constructor)) static void fnp_load(void)
     int memory = fnp_config.memory && fnp_mem_init() == 0;
     if (!fnp_config.output && !memory)
         return;
-    fnp_clock_init(fnp_config.output ? fnp_config.timer : "none");
+    fnp_clock_init(fnp_config.output ? fnp_config.timer : "none", fnp_config.compensate);
     fnp_meta_init();
     fnp_symload_init();
     fnp_signals_init(fnp_symload_tool(), memory);
@@ -284,7 +284,7 @@ int fnp_start_frames(void)
         goto out;
     }
     if (!ready) {
-        fnp_clock_init(fnp_config.timer);
+        fnp_clock_init(fnp_config.timer, 0); /* frames are never compensated */
         fnp_meta_init();
         fnp_symload_init();
         fnp_control_init(FNP_ON | fnp_clock_mode());

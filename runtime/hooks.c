@@ -21,6 +21,13 @@
  */
 #define FNP_CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa() - 16)
 
+/* The steady path's clock: timed 1 reads the TSC as it is, timed 2 (the compensating
+ * pair) ordered, timed 0 (count-only) not at all. */
+FNP_INLINE uint64_t hook_clock(int timed)
+{
+    return timed == 2 ? fnp_clock_tsc_ordered() : timed ? fnp_clock_tsc() : 0;
+}
+
 /* Everything but the steady case (first call of a thread, stack full, a clock that is a
  * call), out of line: the steady path then saves no register at all and reaches this by
  * a tail call. */
@@ -58,7 +65,7 @@ FNP_INLINE void other_child(struct fnp_thread *t, struct fnp_node *parent, uintp
         return;
     }
     parent->hot = n;
-    fnp_cct_push_as(t, d, n, timed ? fnp_clock_tsc() : 0, sp, timed);
+    fnp_cct_push_as(t, d, n, hook_clock(timed), sp, timed != 0);
 }
 
 static __attribute__((noinline, no_instrument_function)) void
@@ -73,7 +80,14 @@ other_child_count(struct fnp_thread *t, struct fnp_node *parent, uintptr_t key, 
     other_child(t, parent, key, sp, 0);
 }
 
-/* The steady enter, timed (rdtsc) or count-only; timed is a constant, and so is filter:
+static __attribute__((noinline, no_instrument_function)) void
+other_child_ordered(struct fnp_thread *t, struct fnp_node *parent, uintptr_t key, uintptr_t sp)
+{
+    other_child(t, parent, key, sp, 2);
+}
+
+/* The steady enter, timed (rdtsc: 1, ordered: 2) or count-only (0); timed is a constant,
+ * and so is filter:
  * the filtering pair's (PROF_FILTER) first tests for the placeholder of a function the
  * filter leaves out (exclude.c), which then costs this and a return. Only that pair tests
  * it: in the others the test would cost every call a saved register. */
@@ -90,7 +104,9 @@ FNP_INLINE void enter_as(uintptr_t key, uintptr_t sp, int timed, int filter)
     if (FNP_UNLIKELY(n->fn != key)) {
         if (filter && n->fn == fnp_excluded_key(key))
             return;
-        if (timed)
+        if (timed == 2)
+            other_child_ordered(t, parent, key, sp);
+        else if (timed)
             other_child_timed(t, parent, key, sp);
         else
             other_child_count(t, parent, key, sp);
@@ -100,7 +116,7 @@ FNP_INLINE void enter_as(uintptr_t key, uintptr_t sp, int timed, int filter)
         enter_slow(key, sp);
         return;
     }
-    fnp_cct_push_as(t, d, n, timed ? fnp_clock_tsc() : 0, sp, timed);
+    fnp_cct_push_as(t, d, n, hook_clock(timed), sp, timed != 0);
 }
 
 static __attribute__((noinline, no_instrument_function)) void enter_count(uintptr_t key,
@@ -110,14 +126,16 @@ static __attribute__((noinline, no_instrument_function)) void enter_count(uintpt
 }
 
 /* A hook pair is built for one expected mode and takes it inline: timed (0), counting (1),
- * tracing (2: timed, and exits keep their calls) or filtering (3: timed, and functions
- * PROF_FILTER leaves out pass through first). The general pair expects timed and reaches
+ * tracing (2: timed, and exits keep their calls), filtering (3: timed, and functions
+ * PROF_FILTER leaves out pass through first) or compensating (4: timed, its reads of the
+ * TSC ordered, clock.c). The general pair expects timed and reaches
  * count-only by a tail call (when the loader could not pick the counting pair); anything
  * else, the clock that is a call, or a mode the loader did not foresee, takes the slow
  * path, which is right in every mode. */
 #define FNP_EXPECT(rec, mode)                                                                      \
     ((mode) == 1   ? ((rec)&FNP_ON_COUNT) != 0                                                     \
      : (mode) == 2 ? ((rec)&FNP_ON_MODES) == FNP_ON_TRACE                                          \
+     : (mode) == 4 ? ((rec)&FNP_ON_MODES) == FNP_ON_ORDERED                                        \
                    : !((rec)&FNP_ON_MODES))
 
 FNP_INLINE void enter_hook(void *fn, int counting)
@@ -127,7 +145,7 @@ FNP_INLINE void enter_hook(void *fn, int counting)
         return;
     uintptr_t key = fnp_key((uintptr_t)fn, rec), sp = FNP_CALLER_SP();
     if (FNP_LIKELY(FNP_EXPECT(rec, counting)))
-        enter_as(key, sp, counting != 1, counting == 3);
+        enter_as(key, sp, counting == 4 ? 2 : counting != 1, counting == 3);
     else if (rec & FNP_ON_COUNT)
         enter_count(key, sp);
     else
@@ -160,8 +178,31 @@ FNP_INLINE void exit_timed(struct fnp_thread *t, uintptr_t fn, int mode)
     __atomic_store_n(&t->depth, d - 1, __ATOMIC_RELEASE);
 }
 
+/* The compensating exit reads the clock first, before anything of its own has run: the
+ * callee's interval then holds as little of the hooks as it can. */
+FNP_INLINE void exit_ordered(void *fn)
+{
+    uint64_t now = fnp_clock_tsc_ordered();
+    uint64_t rec = __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED);
+    if (FNP_UNLIKELY(!rec))
+        return;
+    struct fnp_thread *t = fnp_tls;
+    if (FNP_UNLIKELY(!t))
+        return;
+    if (FNP_LIKELY(FNP_EXPECT(rec, 4)))
+        fnp_cct_exit_as(t, (uintptr_t)fn, now, 1);
+    else if (rec & FNP_ON_COUNT)
+        fnp_cct_exit_as(t, (uintptr_t)fn, 0, 0);
+    else
+        exit_slow(t, (uintptr_t)fn);
+}
+
 FNP_INLINE void exit_hook(void *fn, int counting)
 {
+    if (counting == 4) {
+        exit_ordered(fn);
+        return;
+    }
     uint64_t rec = __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED);
     if (FNP_UNLIKELY(!rec))
         return;
@@ -215,9 +256,10 @@ typedef void fnp_hook_fn(void *, void *);
 FNP_HOOK_PAIR(hook_enter_count, hook_exit_count, 1)
 FNP_HOOK_PAIR(hook_enter_trace, hook_exit_trace, 2)
 FNP_HOOK_PAIR(hook_enter_filter, hook_exit_filter, 3)
+FNP_HOOK_PAIR(hook_enter_ordered, hook_exit_ordered, 4)
 
 static FNP_EARLY fnp_hook_fn *pick(fnp_hook_fn *timed, fnp_hook_fn *counting, fnp_hook_fn *tracing,
-                                   fnp_hook_fn *filtering)
+                                   fnp_hook_fn *filtering, fnp_hook_fn *ordered)
 {
     int seen = fnp_peek();
     if (seen < 0)
@@ -228,17 +270,21 @@ static FNP_EARLY fnp_hook_fn *pick(fnp_hook_fn *timed, fnp_hook_fn *counting, fn
         return counting;
     if (seen & FNP_PEEK_TRACE)
         return tracing;
-    return seen & FNP_PEEK_FILTER ? filtering : timed;
+    if (seen & FNP_PEEK_FILTER)
+        return filtering;
+    /* On a clock other than the TSC it still works, through its slow path. */
+    return seen & FNP_PEEK_COMPENSATE ? ordered : timed;
 }
 
 static __attribute__((used)) FNP_EARLY fnp_hook_fn *resolve_enter(void)
 {
-    return pick(hook_enter, hook_enter_count, hook_enter_trace, hook_enter_filter);
+    return pick(hook_enter, hook_enter_count, hook_enter_trace, hook_enter_filter,
+                hook_enter_ordered);
 }
 
 static __attribute__((used)) FNP_EARLY fnp_hook_fn *resolve_exit(void)
 {
-    return pick(hook_exit, hook_exit_count, hook_exit_trace, hook_exit_filter);
+    return pick(hook_exit, hook_exit_count, hook_exit_trace, hook_exit_filter, hook_exit_ordered);
 }
 
 FNP_HOOK void __cyg_profile_func_enter(void *fn, void *call_site)

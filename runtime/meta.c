@@ -88,6 +88,7 @@ int fnp_meta_fill(struct fnp_profile *p)
         {"host", host},
         {"fnprof", FNPROF_VERSION_STRING},
         {"clock", fnp_clock_name()},
+        {"clock_reads", fnp_clock_ordered() ? "ordered" : ""}, /* PROF_COMPENSATE=1 */
         {"rank", rank}, /* an MPI launcher's, when there is one */
         {"size", size},
     };

@@ -50,6 +50,8 @@ static FNP_EARLY void judge(const char *head, long len, int *seen)
         *seen |= FNP_PEEK_FILTER;
     if (IS("PROF_MEMORY=", 0))
         *seen |= FNP_PEEK_MEMORY;
+    if (IS("PROF_COMPENSATE=1", 1))
+        *seen |= FNP_PEEK_COMPENSATE;
 }
 
 FNP_EARLY int fnp_peek(void)
@@ -57,8 +59,8 @@ FNP_EARLY int fnp_peek(void)
     long fd = raw3(SYS_open, (long)"/proc/self/environ", O_RDONLY | O_CLOEXEC, 0);
     if (fd < 0)
         return -1;
-    char buf[512], head[16];
-    long got, len = 0; /* the current entry's length so far; head holds its first bytes */
+    char buf[512], head[24]; /* longer than the longest name judge() looks for */
+    long got, len = 0;       /* the current entry's length so far; head holds its first bytes */
     int seen = 0;
     while ((got = raw3(SYS_read, fd, (long)buf, sizeof(buf))) > 0) {
         for (long i = 0; i < got; i++) {

@@ -392,13 +392,20 @@ enum fnp_clock_kind {
     FNP_CLOCK_TSC,       /* rdtsc: invariant TSC on x86_64 */
     FNP_CLOCK_MONOTONIC, /* clock_gettime(CLOCK_MONOTONIC) through the vDSO */
     FNP_CLOCK_NONE,      /* count-only (PROF_TIMER=none): no timestamp is taken */
+    /* PROF_COMPENSATE=1: the same clocks, each read fenced on both sides (clock.c says
+     * why); a clock that is a call, so every event takes the hooks' cold path */
+    FNP_CLOCK_TSC_ORDERED,
+    FNP_CLOCK_MONOTONIC_ORDERED,
 };
 
 /* Written once by fnp_clock_init before recording starts. */
 extern int fnp_clock_kind;
 
-/* Picks the clock (PROF_TIMER or the best available) and notes the calibration start. */
-void fnp_clock_init(const char *want);
+/* Picks the clock (PROF_TIMER or the best available), its reads ordered or not, and notes
+ * the calibration start. */
+void fnp_clock_init(const char *want, int ordered);
+/* Whether the clock's reads are ordered (fenced), for the metadata. */
+int fnp_clock_ordered(void);
 /* Seconds per tick, from the ticks and nanoseconds elapsed since fnp_clock_init; 1 in
  * count-only mode, where a tick is one call (see fnp_dump). */
 double fnp_clock_tick_seconds(void);
@@ -426,12 +433,44 @@ static inline FNP_NOINSTR uint64_t fnp_clock_tsc(void)
 #endif
 }
 
+/* Every instruction before it done, none after it begun: lfence on x86_64, which Linux
+ * makes dispatch-serializing on AMD as Intel documents it. */
+static inline FNP_NOINSTR void fnp_clock_fence(void)
+{
+#if defined(__x86_64__)
+    __asm__ volatile("lfence" ::: "memory");
+#elif defined(__aarch64__)
+    __asm__ volatile("isb" ::: "memory");
+#else
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+/* The TSC read after everything before it is done and before anything after it begins:
+ * the compensating hooks' clock (PROF_COMPENSATE=1, clock.c). */
+static inline FNP_NOINSTR uint64_t fnp_clock_tsc_ordered(void)
+{
+    fnp_clock_fence();
+    uint64_t now = fnp_clock_tsc();
+    fnp_clock_fence();
+    return now;
+}
+
 /* A timestamp of the clock in use (0 in count-only mode). */
 static inline FNP_NOINSTR uint64_t fnp_clock_now(void)
 {
     if (FNP_LIKELY(fnp_clock_kind == FNP_CLOCK_TSC))
         return fnp_clock_tsc();
-    return fnp_clock_kind == FNP_CLOCK_NONE ? 0 : fnp_clock_monotonic_ns();
+    if (fnp_clock_kind == FNP_CLOCK_NONE)
+        return 0;
+    if (fnp_clock_kind == FNP_CLOCK_MONOTONIC)
+        return fnp_clock_monotonic_ns();
+    if (fnp_clock_kind == FNP_CLOCK_TSC_ORDERED)
+        return fnp_clock_tsc_ordered();
+    fnp_clock_fence();
+    uint64_t now = fnp_clock_monotonic_ns();
+    fnp_clock_fence();
+    return now;
 }
 
 /* The mode bits of fnp_recording for the clock in use (dump.c). */
@@ -699,6 +738,8 @@ void fnp_signals_after_fork(void);
 /* PROF_MEMORY without PROF_OUTPUT: reported as FNP_PEEK_OUTPUT | FNP_PEEK_COUNT, since the
  * calls are then recorded for the memory profile alone, without timestamps (dump.c). */
 #define FNP_PEEK_MEMORY 16
+/* PROF_COMPENSATE=1: the compensating pair, whose clock reads are ordered (clock.c) */
+#define FNP_PEEK_COMPENSATE 32
 int fnp_peek(void);
 #else
 #define FNP_HAVE_IFUNC 0
@@ -721,7 +762,11 @@ extern uint64_t fnp_recording;
     UINT64_C(8)                   /* fnprof_pause, a NONE step: enters push ghosts; with it        \
                                      no other mode bit is set (control.c) */
 #define FNP_ON_TRACE UINT64_C(16) /* PROF_TRACE: exits keep their calls (trace.c) */
-#define FNP_ON_MODES (FNP_ON_COUNT | FNP_ON_CLOCK_CALL | FNP_ON_PAUSED | FNP_ON_TRACE)
+/* PROF_COMPENSATE=1 on the TSC: every read fenced (clock.c); only the compensating hook
+ * pair takes it inline, everything else reads the clock on its cold path */
+#define FNP_ON_ORDERED UINT64_C(32)
+#define FNP_ON_MODES                                                                               \
+    (FNP_ON_COUNT | FNP_ON_CLOCK_CALL | FNP_ON_PAUSED | FNP_ON_TRACE | FNP_ON_ORDERED)
 /* the bits of fnp_recording below the module generation */
 #define FNP_ON_BITS (FNP_GEN_ONE - 1)
 

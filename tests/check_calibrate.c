@@ -6,6 +6,7 @@
  * bound, and none when they are not.
  *
  *   check_calibrate bound     run with PROF_OUTPUT set: the loader binds fnprof's hooks
+ *                             (with PROF_COMPENSATE=1 too: its compensating pair)
  *   check_calibrate unbound   run without: glibc's empty pair's stand-in is bound
  */
 #include <check.h>
@@ -20,7 +21,7 @@
 
 START_TEST(calibration_goes_through_the_hooks_and_leaves_no_trace)
 {
-    fnp_clock_init("tsc");
+    fnp_clock_init("tsc", 0);
     uint64_t nodes = fnp_nodes_total;
     __atomic_store_n(&fnp_recording, 0, __ATOMIC_RELAXED);
     fnp_calibrate(FNP_ON);
@@ -37,9 +38,53 @@ START_TEST(calibration_goes_through_the_hooks_and_leaves_no_trace)
 }
 END_TEST
 
+/* PROF_COMPENSATE=1's clock: the reads ordered, which only the compensating pair takes
+ * inline; every other path sees a mode bit and takes its cold path, whose clock is
+ * fnp_clock_now, ordered too. */
+START_TEST(ordered_reads_keep_every_other_fast_path_away)
+{
+    fnp_clock_init("tsc", 1);
+    ck_assert_int_eq(fnp_clock_ordered(), 1);
+    if (fnp_clock_kind == FNP_CLOCK_TSC_ORDERED) {
+        ck_assert_uint_eq(fnp_clock_mode(), FNP_ON_ORDERED);
+        ck_assert_str_eq(fnp_clock_name(), "tsc");
+    } else { /* no invariant TSC here */
+        ck_assert_int_eq(fnp_clock_kind, FNP_CLOCK_MONOTONIC_ORDERED);
+        ck_assert_uint_eq(fnp_clock_mode(), FNP_ON_CLOCK_CALL);
+    }
+    ck_assert_uint_ne(FNP_ON_MODES & FNP_ON_ORDERED, 0);
+    uint64_t last = fnp_clock_now();
+    for (int i = 0; i < 1000; i++) {
+        uint64_t now = fnp_clock_now();
+        ck_assert_uint_ge(now, last);
+        last = now;
+    }
+    /* the calibration through whichever pair the loader bound, in the ordered mode */
+    fnp_calibrate(FNP_ON | fnp_clock_mode());
+    double in = -1, out = -1;
+    ck_assert_int_eq(fnp_calibration_ticks(&in, &out), 0);
+    ck_assert(in > 0 && out >= 0);
+    ck_assert_ptr_null(fnp_thread_list());
+
+    fnp_clock_init("monotonic", 1);
+    ck_assert_int_eq(fnp_clock_kind, FNP_CLOCK_MONOTONIC_ORDERED);
+    ck_assert_uint_eq(fnp_clock_mode(), FNP_ON_CLOCK_CALL);
+    ck_assert_str_eq(fnp_clock_name(), "monotonic");
+    ck_assert(fnp_clock_tick_seconds() == 1e-9);
+    fnp_calibrate(FNP_ON | fnp_clock_mode());
+    ck_assert_int_eq(fnp_calibration_ticks(&in, &out), 0);
+
+    /* and unordered again: what a pair bound for ordered reads must handle too */
+    fnp_clock_init("tsc", 0);
+    ck_assert_int_eq(fnp_clock_ordered(), 0);
+    fnp_calibrate(FNP_ON | fnp_clock_mode());
+    ck_assert_int_eq(fnp_calibration_ticks(&in, &out), 0);
+}
+END_TEST
+
 START_TEST(count_only_is_not_calibrated)
 {
-    fnp_clock_init("none");
+    fnp_clock_init("none", 0);
     double in, out;
     int before = fnp_calibration_ticks(&in, &out);
     fnp_calibrate(FNP_ON | FNP_ON_COUNT);
@@ -67,7 +112,7 @@ static void make(struct fnp_profile *p, uint32_t kind, double tick_seconds)
 
 START_TEST(the_dump_stores_it_in_ns_of_the_runs_clock)
 {
-    fnp_clock_init("tsc");
+    fnp_clock_init("tsc", 0);
     fnp_calibrate(FNP_ON);
     double in, out;
     ck_assert_int_eq(fnp_calibration_ticks(&in, &out), 0);
@@ -107,7 +152,7 @@ START_TEST(other_hooks_give_no_calibration)
 {
     /* Without PROF_OUTPUT the loader bound the hooks to an empty function: the calls
      * record nothing, and a calibration that found nothing is none. */
-    fnp_clock_init("tsc");
+    fnp_clock_init("tsc", 0);
     fnp_calibrate(FNP_ON);
     double in, out;
     ck_assert_int_eq(fnp_calibration_ticks(&in, &out), -ENOENT);
@@ -135,6 +180,7 @@ int main(int argc, char **argv)
             return 2;
         }
         tcase_add_test(c, calibration_goes_through_the_hooks_and_leaves_no_trace);
+        tcase_add_test(c, ordered_reads_keep_every_other_fast_path_away);
         tcase_add_test(c, count_only_is_not_calibrated);
         tcase_add_test(c, the_dump_stores_it_in_ns_of_the_runs_clock);
     }

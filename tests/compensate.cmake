@@ -22,6 +22,9 @@ target_link_libraries(check_calibrate PRIVATE fnprof_static PkgConfig::CHECK fnp
 add_test(NAME compensate.calibrate COMMAND check_calibrate bound)
 set_tests_properties(compensate.calibrate PROPERTIES LABELS unit ENVIRONMENT
                      "PROF_OUTPUT=${CMAKE_CURRENT_BINARY_DIR}/calibrate.prof;PROF_QUIET=1")
+add_test(NAME compensate.calibrate_ordered COMMAND check_calibrate bound)
+set_tests_properties(compensate.calibrate_ordered PROPERTIES LABELS unit ENVIRONMENT
+                     "PROF_OUTPUT=${CMAKE_CURRENT_BINARY_DIR}/calibrate.prof;PROF_QUIET=1;PROF_COMPENSATE=1")
 add_test(NAME compensate.calibrate_unbound COMMAND check_calibrate unbound)
 set_tests_properties(compensate.calibrate_unbound PROPERTIES LABELS unit
                      ENVIRONMENT_MODIFICATION "PROF_OUTPUT=unset:")

@@ -157,6 +157,8 @@ def check_runtime_against_command(fnprof, comp, work):
     meta = meta_of(comp)
     check("fnprof.compensated" in meta and meta.get("fnprof.clamped") == "0",
           f"PROF_COMPENSATE=1 says so, nothing clamped: {meta}")
+    check(meta.get("clock_reads") == "ordered",
+          f"PROF_COMPENSATE=1 read the clock ordered, and says so: {meta}")
     check(not fnptree.check(stats, tree), f"the runtime's dict matches its compensated tree: "
           f"{fnptree.check(stats, tree)}")
     plain = run([fnprof, "report", comp]).stdout
@@ -261,6 +263,11 @@ def main():
     # the recursion is folded: back ticks in the tree, which the rule must carry through
     _, tree = fnptree.read(work_raw)
     check(any(n.back for n in tree.nodes), "the recursion 13 deep was folded (back ticks)")
+    check("clock_reads" not in meta_of(work_raw),
+          f"a run without PROF_COMPENSATE reads the clock unordered: {meta_of(work_raw)}")
+    raw_calls = {k: v[:2] for k, v in fnptree.read(work_raw)[0].items()}
+    comp_calls = {k: v[:2] for k, v in fnptree.read(work_comp)[0].items()}
+    check(raw_calls == comp_calls, "the ordered run counts every call as the raw one does")
     check_runtime_against_command(a.fnprof, work_comp, work)
     check_direction(a.fnprof, work_raw, None, "work")
     check_direction(a.fnprof, tiny_raw, section_ns, "tiny")
