@@ -292,6 +292,38 @@ static void move_stats(struct fnp_stats *d, const struct fnp_stats *raw,
     d->cumtime = moved(d->cumtime, raw->cumtime, comp->cumtime);
 }
 
+/* What compensation changes in p, kept to be put back should the result be refused. */
+struct kept {
+    struct fnp_stats *funcs, *edges;
+    uint64_t *ticks;
+};
+
+static int keep(const struct fnp_profile *p, struct kept *k)
+{
+    k->funcs = malloc((p->nfuncs ? p->nfuncs : 1) * sizeof(*k->funcs));
+    k->edges = malloc((p->nedges ? p->nedges : 1) * sizeof(*k->edges));
+    k->ticks = malloc((p->ntree ? p->ntree : 1) * sizeof(*k->ticks));
+    if (!k->funcs || !k->edges || !k->ticks)
+        return -ENOMEM;
+    for (size_t f = 0; f < p->nfuncs; f++)
+        k->funcs[f] = p->funcs[f].st;
+    for (size_t e = 0; e < p->nedges; e++)
+        k->edges[e] = p->edges[e].st;
+    for (size_t i = 0; i < p->ntree; i++)
+        k->ticks[i] = p->tree[i].ticks;
+    return 0;
+}
+
+static void put_back(struct fnp_profile *p, const struct kept *k)
+{
+    for (size_t f = 0; f < p->nfuncs; f++)
+        p->funcs[f].st = k->funcs[f];
+    for (size_t e = 0; e < p->nedges; e++)
+        p->edges[e].st = k->edges[e];
+    for (size_t i = 0; i < p->ntree; i++)
+        p->tree[i].ticks = k->ticks[i];
+}
+
 /* The metadata saying what was done, in p; 0 or -ENOMEM (then neither is set). */
 static int note(struct fnp_profile *p, const struct fnp_hook_cost *ns,
                 const struct fnp_compensated *r)
@@ -347,17 +379,21 @@ int fnp_profile_compensate(struct fnp_profile *p, struct fnp_compensated *r)
     struct fnp_profile raw, comp;
     fnp_profile_init(&raw);
     fnp_profile_init(&comp);
+    struct kept was = {0};
     int64_t proc = process_func(p);
-    rc = fnp_tree_compensate(t, n, in, out, r);
+    double tree_s, dict_s;
+    /* Whether the dict follows the tree now, as the reader holds every file to (any run's
+     * file does): if so, it must still once compensated, or the file would not read back. */
+    int followed = fnp_tree_dict_gap(p, p->nfuncs, &tree_s, &dict_s);
+    rc = followed < 0 ? followed : fnp_tree_compensate(t, n, in, out, r);
     if (!rc)
         rc = tree_numbers(p, p->tree, n, proc, &raw);
     if (!rc)
         rc = tree_numbers(p, t, n, proc, &comp);
     if (!rc)
-        rc = note(p, &ns, r);
+        rc = keep(p, &was);
     if (rc)
         goto out;
-    /* Nothing fails from here: p changes whole or not at all. */
     for (size_t f = 0; f < p->nfuncs; f++)
         move_stats(&p->funcs[f].st, &raw.funcs[f].st, &comp.funcs[f].st);
     for (size_t e = 0; e < raw.nedges; e++) {
@@ -369,7 +405,18 @@ int fnp_profile_compensate(struct fnp_profile *p, struct fnp_compensated *r)
     }
     for (size_t i = 0; i < n; i++)
         p->tree[i].ticks = t[i].ticks;
+    /* A dict that followed its raw tree only within the sums' slack (a hand-made or
+     * edited file, never a run's) can part from the smaller compensated one. */
+    if (followed == 0 && (rc = fnp_tree_dict_gap(p, p->nfuncs, &tree_s, &dict_s)) != 0)
+        rc = rc < 0 ? rc : -EDOM;
+    if (!rc)
+        rc = note(p, &ns, r);
+    if (rc)
+        put_back(p, &was); /* p changes whole or not at all */
 out:
+    free(was.funcs);
+    free(was.edges);
+    free(was.ticks);
     fnp_profile_free(&raw);
     fnp_profile_free(&comp);
     free(t);
@@ -394,6 +441,9 @@ const char *fnp_compensate_strerror(int rc)
     case -ERANGE:
         return "its times are out of range (ticks past 2^62, or a tick shorter than any "
                "clock's)";
+    case -EDOM:
+        return "its functions' times follow its calling-context tree only roughly (a "
+               "hand-made or edited file): compensated, they would part from it";
     default:
         return strerror(-rc);
     }

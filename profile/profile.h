@@ -283,6 +283,14 @@ int fnp_tree_read(struct fnp_profile *p, size_t nkeys, const unsigned char *dict
                   const unsigned char *data, size_t len, char *why, size_t whylen);
 
 /*
+ * The sums behind fnp_tree_check_dict (tree_check.c): 1 when p's tree and p->funcs[0,
+ * nkeys) part by more than rounding, with the tree's own times and the dict's tottimes in
+ * seconds in *tree_s and *dict_s; 0 when they agree, or when the tree cannot hold the
+ * dict's times (saturated, or past 2^61 ticks in all); -ENOMEM.
+ */
+int fnp_tree_dict_gap(const struct fnp_profile *p, size_t nkeys, double *tree_s, double *dict_s);
+
+/*
  * Checks p's tree against p's dict (p->funcs[0, nkeys), read from the same file): the
  * tree's own times, in ticks of p->tick_seconds, must add up to the dict's tottimes within
  * rounding (docs/tree-format.md, "The tick against the dict"). A tick damaged or edited
@@ -342,7 +350,8 @@ int fnp_tree_compensate(struct fnp_tree_node *t, size_t n, double in, double out
  * this. 0 (r, may be NULL, filled), or p unchanged and -EALREADY (compensated already),
  * -ENOTSUP (no time tree: count-only, memory, none), -ENOENT (no calibration), -EINVAL (a
  * malformed one), -ERANGE (ticks past 2^62, which no run holds, or a tick so short that
- * the cost is no number of ticks), -ENOMEM. */
+ * the cost is no number of ticks), -EDOM (a dict that follows the tree only within the
+ * reader's slack, which the compensated tree would not: a crafted file), -ENOMEM. */
 int fnp_profile_compensate(struct fnp_profile *p, struct fnp_compensated *r);
 /* Words for fnp_profile_compensate's refusals. */
 const char *fnp_compensate_strerror(int rc);

@@ -29,8 +29,9 @@
  *                it runs and resumes if paused (the pause fnprof_pause sets; dumpsig.c).
  *   PROF_TRACE   also write a Chrome trace of every call to this path (docs/trace.md).
  *   PROF_TRACE_EVENTS  calls the trace keeps at most (default 1000000, 24 bytes each).
- *   PROF_COMPENSATE  "1": the profile's times are compensated for the hooks' own cost
- *                (runtime/calibrate.c, docs/compensation.md); "0" or empty: not.
+ *   PROF_COMPENSATE  "1": the clock is read ordered (clock.c; peek.c binds the hook pair
+ *                that does it) and the profile's times are compensated for the hooks' own
+ *                cost (runtime/calibrate.c, docs/compensation.md); "0" or empty: not.
  *   PROF_MEMORY  also (or only) write a memory profile to this path: every allocation
  *                attributed to its calling context (runtime/memory.c, docs/memory.md).
  *                Set alone, the calls are recorded for it and no timing file is written.

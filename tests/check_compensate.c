@@ -486,6 +486,42 @@ START_TEST(refusals_leave_the_profile_as_it_was)
 }
 END_TEST
 
+/* The reader holds a dict to its tree within a slack that is partly relative to the total:
+ * a hand-made dict 900 ns off a 1 s tree passes, and 900 ns off the 0.7 s left once
+ * compensated would not. Compensated, such a file would not read back: refused, and the
+ * profile left as it was. */
+START_TEST(a_dict_the_compensated_tree_would_not_explain_is_refused)
+{
+    struct fnp_profile p;
+    struct fnp_tree_node t[] = {
+        {0, ROOT, 1, 1000000000, 0, 0, 0},
+        {1, 0, 100000000, 900000000, 0, 0, 0},
+    };
+    double tree_s, dict_s;
+    for (int off = 500; off <= 900; off += 400) {
+        make(&p, t, 2, 2, 3);
+        p.funcs[1].st.tottime += NS(off);
+        double before = p.funcs[1].st.tottime;
+        ck_assert_int_eq(fnp_tree_dict_gap(&p, p.nfuncs, &tree_s, &dict_s), 0);
+        int rc = fnp_profile_compensate(&p, NULL);
+        if (off == 500) { /* within the compensated tree's slack too */
+            ck_assert_int_eq(rc, 0);
+            ck_assert_int_eq(fnp_tree_dict_gap(&p, p.nfuncs, &tree_s, &dict_s), 0);
+        } else {
+            ck_assert_int_eq(rc, -EDOM);
+            ck_assert_uint_eq(p.tree[0].ticks, 1000000000);
+            ck_assert_uint_eq(p.tree[1].ticks, 900000000);
+            ck_assert(p.funcs[1].st.tottime == before);
+            ck_assert(p.funcs[0].st.tottime == NS(100000000));
+            ck_assert_ptr_null(fnp_profile_meta(&p, FNP_META_COMPENSATED));
+            ck_assert_ptr_null(fnp_profile_meta(&p, FNP_META_CLAMPED));
+            ck_assert_ptr_nonnull(strstr(fnp_compensate_strerror(-EDOM), "edited"));
+        }
+        fnp_profile_free(&p);
+    }
+}
+END_TEST
+
 START_TEST(hostile_numbers_stay_defined_and_never_negative)
 {
     /* what a crafted file may hold: ticks near 2^64, backs near the ends of int64, calls
@@ -523,6 +559,7 @@ static Suite *suite(void)
     tcase_add_test(m, the_profile_says_it_is_compensated_and_is_not_compensated_twice);
     tcase_add_test(m, the_stored_calibration_compensates_as_the_dump_does);
     tcase_add_test(m, refusals_leave_the_profile_as_it_was);
+    tcase_add_test(m, a_dict_the_compensated_tree_would_not_explain_is_refused);
     suite_add_tcase(s, m);
     return s;
 }
