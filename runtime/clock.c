@@ -13,8 +13,8 @@
  * work: from nothing (a callee of dependent arithmetic hides it whole) to all of it (back
  * to back calls), which no single calibrated cost can take off. Ordered, the time between
  * two reads is the time of what ran between them, and the calibration's cost adds up
- * (docs/compensation.md has the figures). The fences cost each pair 2.5 times its time, so
- * only a run that asks for compensation pays them.
+ * (docs/compensation.md has the figures). The fences make each pair cost 2.5-3 times as
+ * much, so only a run that asks for compensation pays them.
  */
 #include <string.h>
 
