@@ -29,6 +29,7 @@
  *                it runs and resumes if paused (the pause fnprof_pause sets; dumpsig.c).
  *   PROF_TRACE   also write a Chrome trace of every call to this path (docs/trace.md).
  *   PROF_TRACE_EVENTS  calls the trace keeps at most (default 1000000, 24 bytes each).
+ *   PROF_TRACE_BUFFER  MB of chunks a streamed trace (.pftrace) holds at most (default 64).
  *   PROF_MEMORY  also (or only) write a memory profile to this path: every allocation
  *                attributed to its calling context (runtime/memory.c, docs/memory.md).
  *                Set alone, the calls are recorded for it and no timing file is written.
@@ -117,6 +118,7 @@ int fnp_env_load(void)
     fnp_config.toggle = secure_getenv("PROF_TOGGLE_SIGNAL");
     fnp_config.filter = secure_getenv("PROF_FILTER");
     fnp_config.trace_events = positive("PROF_TRACE_EVENTS");
+    fnp_config.trace_buffer_mb = positive("PROF_TRACE_BUFFER");
     fnp_config.max_nodes = positive("PROF_MAX_NODES");
     fnp_launch_detect(&fnp_config.launch, env);
     const char *exec_mark = secure_getenv("PROF_EXEC");
