@@ -152,6 +152,7 @@ struct fnp_thread {
     uint64_t trace_base;                  /* owner: the ticks the records' ends count from */
     struct fnp_trace_chunk *trace_chunks; /* newest first */
     struct fnp_stream_chunk *stream;      /* owner: stream.c's chunk being filled */
+    int stream_busy; /* stream.c: 1 while the owner is in the cold path, 2 once closed */
     uint64_t trace_track;                 /* owner: stream.c's track of this thread; 0: none */
     struct fnp_trace_chunk *trace_spare;  /* owner: a chunk an ended thread left, no calls */
     uint64_t trace_dropped;               /* calls not traced: the event limit was reached */
@@ -836,11 +837,14 @@ void fnp_trace_after_fork(void);
 /* ---- stream.c: PROF_TRACE to a Perfetto file, written while the program runs -------- */
 
 #define FNP_STREAM_RECS 32768 /* a chunk: 512 KiB */
+#define FNP_STREAM_OPEN_AT (FNP_STREAM_RECS - 1024) /* the open frames; calls stay below */
 #define FNP_STREAM_ENDED 1u   /* the thread ended: its track ends */
 #define FNP_STREAM_FINAL 2u   /* the run ends: the open frames end at close_at */
 
-/* A thread's calls handed to the writer: recs[0, n) in the order they ended, then its
- * open frames, outermost first, as records (node, start's low half, high half). */
+/* A thread's calls handed to the writer: recs[0, n) in the order they ended, and its
+ * open frames at recs[FNP_STREAM_OPEN_AT, +nopen), outermost first, as records (node,
+ * start's low half, high half): apart, so that a hook still under way in the owner
+ * while another thread closes the chunk (exit, exec) writes where the writer never reads. */
 struct fnp_stream_chunk {
     struct fnp_stream_chunk *next; /* in the writer's queue, or the free list */
     uint64_t track;                /* one per thread; a reused state is a new track */
@@ -870,6 +874,9 @@ void fnp_stream_finish(void);
  * this thread: atomics, futex and nanosleep; the writer thread does the writing). */
 void fnp_stream_on_fatal(void);
 void fnp_stream_after_fork(void);
+/* Before an exec replaces the image: the trace finished as at exit (keep), or, for an
+ * image that keeps no profile (a forked child that recorded nothing), its file dropped. */
+void fnp_stream_before_exec(int keep);
 /* stream_write.c, in the writer thread: the chunks next gives, in order, as Perfetto
  * packets into s, each given back to done once written; until next returns NULL. */
 void fnp_stream_write_all(struct fnp_sink *s, struct fnp_stream_chunk *(*next)(void *),

@@ -34,7 +34,6 @@
 
 #include "runtime.h"
 
-#define OPEN_ROOM 1024 /* kept free for the open frames; deeper ones start at the chunk */
 #define DEFAULT_MB 64
 #define WAIT_MS 2000
 #define FATAL_WAIT_MS 5000
@@ -125,21 +124,21 @@ static struct fnp_stream_chunk *take(int wait)
 }
 
 /* t's chunk to the writer, with t's open frames (all of them but ghosts: the frame of a
- * call being recorded now ends in the next chunk). */
-static void hand_off(struct fnp_thread *t, uint32_t flags, uint64_t close_at)
+ * call being recorded now ends in the next chunk). own: t is this thread's; else t's owner
+ * may still be in a hook (close_all): its fields are left alone, and what it writes still
+ * lands below FNP_STREAM_OPEN_AT, in calls the writer does not read. */
+static void send(struct fnp_thread *t, struct fnp_stream_chunk *c, uint32_t flags,
+                 uint64_t close_at)
 {
-    struct fnp_stream_chunk *c = t->stream;
-    if (!c)
-        return;
-    c->n = (size_t)(t->trace_cur - c->recs);
-    size_t room = FNP_STREAM_RECS - c->n, k = 0;
+    size_t room = FNP_STREAM_RECS - FNP_STREAM_OPEN_AT, k = 0;
     uint32_t depth = __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < depth && k < room; i++) {
         const struct fnp_node *node = t->frames[i].node;
         uint64_t t0 = t->frames[i].t0;
         if (!node || fnp_key_is_ghost(node->fn))
             continue;
-        c->recs[c->n + k++] = (struct fnp_trace_ev){node, (uint32_t)t0, (uint32_t)(t0 >> 32)};
+        c->recs[FNP_STREAM_OPEN_AT + k++] =
+            (struct fnp_trace_ev){node, (uint32_t)t0, (uint32_t)(t0 >> 32)};
     }
     c->nopen = k;
     c->flags = flags;
@@ -147,8 +146,6 @@ static void hand_off(struct fnp_thread *t, uint32_t flags, uint64_t close_at)
     c->tid = t->tid;
     if (flags & FNP_STREAM_ENDED)
         memcpy(c->name, t->name, sizeof(c->name));
-    t->stream = NULL;
-    t->trace_cur = t->trace_end = NULL;
     struct fnp_stream_chunk *head = __atomic_load_n(&queue, __ATOMIC_RELAXED);
     do
         c->next = head;
@@ -156,12 +153,45 @@ static void hand_off(struct fnp_thread *t, uint32_t flags, uint64_t close_at)
     wake(&queue_word);
 }
 
+static void hand_off(struct fnp_thread *t, uint32_t flags, uint64_t close_at, int own)
+{
+    struct fnp_stream_chunk *c = t->stream;
+    if (!c)
+        return;
+    c->n = (size_t)(__atomic_load_n(&t->trace_cur, __ATOMIC_ACQUIRE) - c->recs);
+    if (own) {
+        t->stream = NULL;
+        t->trace_cur = t->trace_end = NULL;
+    }
+    send(t, c, flags, close_at);
+}
+
+/* The owner's claim on its stream state, for the cold path: 0 once close_all closed it
+ * (the trace is being finished: calls are dropped from then on). */
+static int claim_own(struct fnp_thread *t)
+{
+    int free_ = 0;
+    if (!__atomic_compare_exchange_n(&t->stream_busy, &free_, 1, 0, __ATOMIC_SEQ_CST,
+                                     __ATOMIC_SEQ_CST))
+        return 0;
+    if (__atomic_load_n(&finishing, __ATOMIC_SEQ_CST)) {
+        __atomic_store_n(&t->stream_busy, 0, __ATOMIC_RELEASE);
+        return 0;
+    }
+    return 1;
+}
+
+static void release_own(struct fnp_thread *t)
+{
+    __atomic_store_n(&t->stream_busy, 0, __ATOMIC_RELEASE);
+}
+
 FNP_NOINSTR void fnp_stream_add_cold(struct fnp_thread *t, const struct fnp_node *n, uint64_t t0,
                                      uint64_t t1)
 {
     if (fnp_trace_put_cold(t, n, t0, t1) == 0)
         return;
-    if (in_cold || __atomic_load_n(&finishing, __ATOMIC_ACQUIRE)) {
+    if (in_cold || !claim_own(t)) {
         /* a signal handler's call inside this path, or the trace is being closed */
         __atomic_store_n(&t->trace_dropped, t->trace_dropped + 1, __ATOMIC_RELAXED);
         return;
@@ -170,7 +200,7 @@ FNP_NOINSTR void fnp_stream_add_cold(struct fnp_thread *t, const struct fnp_node
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     int had = t->stream != NULL;
     if (had)
-        hand_off(t, 0, 0);
+        hand_off(t, 0, 0, 1);
     /* Waits only while the thread was keeping calls: once it dropped one for want of a
      * chunk, it tries again without waiting until it has one. */
     struct fnp_stream_chunk *c = take(had || !t->trace_dropped);
@@ -185,20 +215,23 @@ FNP_NOINSTR void fnp_stream_add_cold(struct fnp_thread *t, const struct fnp_node
         c->base = t1;
         t->trace_base = t1;
         t->trace_cur = c->recs;
-        t->trace_end = c->recs + FNP_STREAM_RECS - OPEN_ROOM;
+        t->trace_end = c->recs + FNP_STREAM_OPEN_AT;
         t->stream = c;
         fnp_trace_put_cold(t, n, t0, t1);
     }
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     in_cold = 0;
+    release_own(t);
 }
 
 void fnp_stream_thread_ended(struct fnp_thread *t)
 {
     prctl(PR_GET_NAME, t->name, 0, 0, 0);
+    if (in_cold || !claim_own(t))
+        return; /* the trace is being finished: close_all has this thread's calls */
     in_cold = 1;
     if (t->stream)
-        hand_off(t, FNP_STREAM_ENDED, 0);
+        hand_off(t, FNP_STREAM_ENDED, 0, 1);
     else if (t->trace_track) {
         /* no call since its last chunk: an empty one says the track ended */
         struct fnp_stream_chunk *c = take(1);
@@ -208,7 +241,7 @@ void fnp_stream_thread_ended(struct fnp_thread *t)
             c->base = 0;
             t->stream = c;
             t->trace_cur = c->recs;
-            hand_off(t, FNP_STREAM_ENDED, 0);
+            hand_off(t, FNP_STREAM_ENDED, 0, 1);
         }
     }
     __atomic_add_fetch(&calls_dropped, __atomic_exchange_n(&t->trace_dropped, 0, __ATOMIC_RELAXED),
@@ -216,6 +249,7 @@ void fnp_stream_thread_ended(struct fnp_thread *t)
     t->trace_track = 0;
     t->name[0] = 0;
     in_cold = 0;
+    release_own(t);
 }
 
 /* ---- the writer thread ------------------------------------------------------------ */
@@ -258,11 +292,13 @@ static void chunk_done(void *ctx, struct fnp_stream_chunk *c)
     give_back(c);
 }
 
+static int discard; /* before an exec that keeps no profile: the temporary goes */
+
 static int write_stream(struct fnp_sink *s, void *ctx)
 {
     (void)ctx;
     fnp_stream_write_all(s, next_chunk, chunk_done, NULL);
-    return 0;
+    return __atomic_load_n(&discard, __ATOMIC_ACQUIRE) ? -ECANCELED : 0;
 }
 
 static void *writer_main(void *arg)
@@ -308,20 +344,80 @@ int fnp_stream_init(void)
     return rc;
 }
 
-/* Every live thread's chunk, its open frames ending at now, to the writer. */
-static void close_all(uint64_t now)
+static long ms_since(const struct timespec *t0)
 {
-    __atomic_store_n(&finishing, 1, __ATOMIC_RELEASE);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* A chunk while the trace is being closed: a free one, a new one within the cap, or one
+ * the writer (still draining) frees before wait_ms_ since t0 passed. */
+static struct fnp_stream_chunk *take_closing(const struct timespec *t0, long wait_ms_)
+{
+    for (;;) {
+        uint32_t seen = __atomic_load_n(&free_word, __ATOMIC_ACQUIRE);
+        lock_free_list();
+        struct fnp_stream_chunk *c = free_list;
+        if (c)
+            free_list = c->next;
+        unlock_free_list();
+        if (c)
+            return c;
+        unsigned m = __atomic_load_n(&made, __ATOMIC_RELAXED);
+        if (m < most &&
+            __atomic_compare_exchange_n(&made, &m, m + 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            return fnp_pages(sizeof(*c));
+        long spent = ms_since(t0);
+        if (spent >= wait_ms_)
+            return NULL;
+        wait_ms(&free_word, seen, wait_ms_ - spent < 100 ? wait_ms_ - spent : 100);
+    }
+}
+
+/* Every live thread's chunk, its open frames ending at now, to the writer. Other threads
+ * may still be in a hook (at exit recording stopped, but one under way finishes; before an
+ * exec it goes on): as the exit dump does, this reads their records and never waits for
+ * their hooks, whose writes land where the writer does not read (hand_off). Their cold
+ * path, which moves chunks, is claimed first (stream_busy: 2 closes it for good), waiting
+ * at most wait_ms for a thread inside it; a thread still there after that is left out. */
+static void close_all(uint64_t now, long wait_ms_)
+{
+    __atomic_store_n(&finishing, 1, __ATOMIC_SEQ_CST);
     wake(&free_word);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct fnp_thread *self = fnp_tls;
     for (struct fnp_thread *t = fnp_thread_list(); t; t = t->next) {
         if (!__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE))
             continue;
-        __atomic_add_fetch(&calls_dropped, t->trace_dropped, __ATOMIC_RELAXED);
-        if (!t->stream && t->trace_track) {
-            /* frames still open, no chunk: the spare one stands in (FINAL needs one) */
-            continue;
+        int busy = 0;
+        while (!__atomic_compare_exchange_n(&t->stream_busy, &busy, 2, 0, __ATOMIC_SEQ_CST,
+                                            __ATOMIC_SEQ_CST)) {
+            if (busy == 2 || (t == self && in_cold))
+                break; /* closed already; or this thread's own cold path, interrupted */
+            if (ms_since(&t0) >= wait_ms_)
+                break;
+            sched_yield();
+            busy = 0;
         }
-        hand_off(t, FNP_STREAM_FINAL, now);
+        if (busy != 0)
+            continue;
+        __atomic_add_fetch(&calls_dropped, t->trace_dropped, __ATOMIC_RELAXED);
+        if (t->stream) {
+            hand_off(t, FNP_STREAM_FINAL, now, t == self);
+        } else if (t->trace_track) {
+            /* No chunk (its calls were being dropped), frames still open: an empty one,
+             * freed by the writer meanwhile, ends the track. */
+            struct fnp_stream_chunk *c = take_closing(&t0, wait_ms_);
+            if (c) {
+                c->track = t->trace_track;
+                c->dropped = 0;
+                c->base = 0;
+                c->n = 0;
+                send(t, c, FNP_STREAM_FINAL, now);
+            }
+        }
     }
     __atomic_store_n(&finishing, 2, __ATOMIC_RELEASE);
     wake(&queue_word);
@@ -331,9 +427,11 @@ void fnp_stream_finish(void)
 {
     if (!fnp_streaming || !writer_started || __atomic_exchange_n(&finished, 1, __ATOMIC_ACQ_REL))
         return;
-    close_all(fnp_clock_now());
+    close_all(fnp_clock_now(), 1000);
     pthread_join(writer, NULL);
     int rc = __atomic_load_n(&write_rc, __ATOMIC_ACQUIRE);
+    if (discard)
+        return;
     if (rc < 0)
         fnp_log("%s: cannot write the trace: %s", path, fnp_write_file_strerror(rc));
     else if (calls_dropped)
@@ -344,11 +442,18 @@ void fnp_stream_finish(void)
         fnp_log("wrote %s (%llu calls)", path, (unsigned long long)calls_written);
 }
 
+void fnp_stream_before_exec(int keep)
+{
+    if (!keep)
+        __atomic_store_n(&discard, 1, __ATOMIC_RELEASE);
+    fnp_stream_finish();
+}
+
 void fnp_stream_on_fatal(void)
 {
     if (!fnp_streaming || !writer_started || __atomic_exchange_n(&finished, 1, __ATOMIC_ACQ_REL))
         return;
-    close_all(fnp_clock_now());
+    close_all(fnp_clock_now(), 200);
     for (int waited = 0; waited < FATAL_WAIT_MS; waited += 100) {
         uint32_t seen = __atomic_load_n(&done_word, __ATOMIC_ACQUIRE);
         if (__atomic_load_n(&write_rc, __ATOMIC_ACQUIRE))
@@ -369,9 +474,12 @@ void fnp_stream_after_fork(void)
     finishing = 0;
     finished = 0;
     write_rc = 0;
+    discard = 0;
     calls_written = calls_dropped = 0;
     writer_started = 0;
     in_cold = 0;
+    if (fnp_tls)
+        fnp_tls->stream_busy = 0;
     free(path);
     path = NULL;
     if (fnp_streaming && start_writer() != 0)

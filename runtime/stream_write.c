@@ -300,7 +300,7 @@ static void write_chunk(struct fnp_sink *s, struct fnp_stream_chunk *c)
     size_t ncalls = n;
     /* Announced frames end in LIFO order: a call matching the newest one left is it. */
     size_t top = t->nopen, prefix = 0;
-    const struct fnp_trace_ev *op = c->recs + c->n;
+    const struct fnp_trace_ev *op = c->recs + FNP_STREAM_OPEN_AT;
     while (prefix < t->nopen && prefix < n_open && t->open[prefix].node == op[prefix].node &&
            t->open[prefix].t0 == (op[prefix].end | (uint64_t)op[prefix].dur << 32))
         prefix++;

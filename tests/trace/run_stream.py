@@ -123,6 +123,30 @@ def main():
         left = glob.glob(os.path.join(work, "t.pftrace.fnprof-*"))
         assert not left, left
         print("ok: full disk mid-trace: one line, no file, exit status 0")
+    elif a.case in ("exec", "busyexec"):
+        # The image execs itself: the trace up to the exec finished then (no temporary
+        # left beside it), the new image's in a file of its own (.exec1), each equal to
+        # its profile. busyexec: a thread is still calling when main execs.
+        r = run(exe, a.lib_dir, work, [10000, 1, a.case], {"PROF_TRACE_BUFFER": "1"})
+        assert r.returncode == 0, r.stderr
+        left = glob.glob(os.path.join(work, "*fnprof-*"))
+        assert not left, "temporaries left: %r" % left
+        assert os.path.exists(trace + ".exec1"), os.listdir(work)
+        if a.case == "exec":
+            check(trace, prof)
+        else:
+            check(trace)
+        check(trace + ".exec1", prof + ".exec1")
+        print("ok: the pre-exec trace complete, the new image's in .exec1")
+    elif a.case == "busy":
+        # Exit while other threads are still in hooks: their chunks are read, never
+        # corrupted; the file decodes and nests.
+        for i in range(3):
+            r = run(exe, a.lib_dir, work, [2000, 3, "busy"], {"PROF_TRACE_BUFFER": "1"})
+            assert r.returncode == 0, (r.returncode, r.stderr)
+            total, tracks = check(trace)
+            assert tracks == 4, tracks
+        print("ok: 3 exits with 3 threads still calling; each trace nested")
     elif a.case == "short_threads":
         n = a.calls or 100000
         hwm = os.path.join(work, "hwm")

@@ -2,8 +2,11 @@
  * every thread, then an ending the test picks. Built with -finstrument-functions.
  *   stream_prog CALLS THREADS MODE [HWM_FILE]
  * MODE: exit, fork (the child makes the same calls), segv, abort, short (THREADS short
- * threads, one after another, CALLS calls each). Writes VmHWM to HWM_FILE at the end. */
+ * threads, one after another, CALLS calls each), exec (then execs itself with MODE exit),
+ * busy (THREADS threads still calling when main returns, and when MODE is busyexec, when
+ * main execs itself). Writes VmHWM to HWM_FILE at the end. */
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +32,19 @@ static void *worker(void *arg)
     for (long i = 0; i < n; i++)
         s += mid(i);
     sink = s;
+    return NULL;
+}
+
+static volatile int stop;
+static int started;
+
+static void *spinner(void *arg)
+{
+    (void)arg;
+    sink += mid(0);
+    __atomic_add_fetch(&started, 1, __ATOMIC_RELEASE);
+    for (long i = 0; !stop; i++)
+        sink += mid(i);
     return NULL;
 }
 
@@ -67,6 +83,17 @@ int main(int argc, char **argv)
         hwm(argc > 4 ? argv[4] : NULL);
         return 0;
     }
+    if (strcmp(mode, "busy") == 0 || strcmp(mode, "busyexec") == 0) {
+        pthread_t t;
+        for (int i = 0; i < threads; i++)
+            pthread_create(&t, NULL, spinner, NULL);
+        while (__atomic_load_n(&started, __ATOMIC_ACQUIRE) < threads)
+            sched_yield();
+        worker((void *)n);
+        if (strcmp(mode, "busyexec") == 0)
+            execl(argv[0], argv[0], argv[1], "0", "exit", (char *)NULL);
+        return 0; /* the spinners are still calling */
+    }
     pid_t child = strcmp(mode, "fork") == 0 ? fork() : -1;
     pthread_t t[16];
     for (int i = 0; i < threads && i < 16; i++)
@@ -77,6 +104,8 @@ int main(int argc, char **argv)
     crash(mode);
     if (child > 0)
         waitpid(child, NULL, 0);
+    if (strcmp(mode, "exec") == 0)
+        execl(argv[0], argv[0], argv[1], argv[2], "exit", (char *)NULL);
     hwm(argc > 4 ? argv[4] : NULL);
     return 0;
 }
