@@ -62,6 +62,7 @@ def main():
     ap.add_argument("--lib-dir", required=True)
     ap.add_argument("--workdir", required=True)
     ap.add_argument("--calls", type=int, default=0)
+    ap.add_argument("--fnprof", help="the fnprof command (case convert)")
     a = ap.parse_args()
     work = a.workdir
     os.makedirs(work, exist_ok=True)
@@ -147,6 +148,38 @@ def main():
             total, tracks = check(trace)
             assert tracks == 4, tracks
         print("ok: 3 exits with 3 threads still calling; each trace nested")
+    elif a.case == "convert":
+        # fnprof convert --to chrome-trace: per thread, the same begins and ends, in the
+        # same order, at the same times (to the nanosecond), as the independent reader
+        # decodes from the Perfetto file.
+        import json
+        r = run(exe, a.lib_dir, work, [5000, 2, "exit"])
+        assert r.returncode == 0, r.stderr
+        out = os.path.join(work, "t.json")
+        c = subprocess.run([a.fnprof, "convert", trace, "--to", "chrome-trace", "-o", out],
+                           capture_output=True, text=True)
+        assert c.returncode == 0, c.stderr
+        tracks, slices, _ = read_pftrace.read(trace)
+        want = {}
+        for uuid, evs in slices.items():
+            tid = tracks[uuid]["tid"]
+            want[tid] = [(ts, k, n, tuple(loc) if loc else None) for ts, k, n, loc in evs]
+        got = {}
+        for e in json.load(open(out))["traceEvents"]:
+            if e["ph"] not in "BE":
+                continue
+            loc = (e["args"]["file"], e["args"]["line"]) if "args" in e else None
+            ts = round(float(e["ts"]) * 1000)
+            got.setdefault(e["tid"], []).append((ts, e["ph"], e.get("name"), loc))
+        assert set(got) == set(want), (sorted(got), sorted(want))
+        for tid in want:
+            if got[tid] != want[tid]:
+                bad = next(i for i, (x, y) in enumerate(zip(got[tid], want[tid])) if x != y) \
+                    if len(got[tid]) == len(want[tid]) else "length"
+                raise SystemExit("thread %d: converted events differ at %s" % (tid, bad))
+        counts, total = read_pftrace.nest(slices)
+        print("ok: %d slices on %d threads converted, each begin and end in place"
+              % (total, len(want)))
     elif a.case == "short_threads":
         n = a.calls or 100000
         hwm = os.path.join(work, "hwm")
