@@ -351,8 +351,9 @@ static long ms_since(const struct timespec *t0)
     return (now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
-/* A chunk while the trace is being closed: a free one, a new one within the cap, or one
- * the writer (still draining) frees before wait_ms_ since t0 passed. */
+/* A chunk while the trace is being closed: a free one, a new one within the cap, one the
+ * writer (still draining) frees before wait_ms_ since t0 passed, or then a new one within
+ * twice the cap. */
 static struct fnp_stream_chunk *take_closing(const struct timespec *t0, long wait_ms_)
 {
     for (;;) {
@@ -369,6 +370,11 @@ static struct fnp_stream_chunk *take_closing(const struct timespec *t0, long wai
             __atomic_compare_exchange_n(&made, &m, m + 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
             return fnp_pages(sizeof(*c));
         long spent = ms_since(t0);
+        if (spent >= wait_ms_ && m < 2 * most) {
+            /* the writer is slow (a slow disk): one past the cap, as the track must end */
+            __atomic_add_fetch(&made, 1, __ATOMIC_RELAXED);
+            return fnp_pages(sizeof(*c));
+        }
         if (spent >= wait_ms_)
             return NULL;
         wait_ms(&free_word, seen, wait_ms_ - spent < 100 ? wait_ms_ - spent : 100);

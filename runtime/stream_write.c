@@ -298,24 +298,7 @@ static void write_chunk(struct fnp_sink *s, struct fnp_stream_chunk *c)
         last = r.t1 > last ? r.t1 : last;
     }
     size_t ncalls = n;
-    /* Announced frames end in LIFO order: a call matching the newest one left is it. */
-    size_t top = t->nopen, prefix = 0;
     const struct fnp_trace_ev *op = c->recs + FNP_STREAM_OPEN_AT;
-    while (prefix < t->nopen && prefix < n_open && t->open[prefix].node == op[prefix].node &&
-           t->open[prefix].t0 == (op[prefix].end | (uint64_t)op[prefix].dur << 32))
-        prefix++;
-    for (size_t i = 0; i < ncalls; i++)
-        if (top > prefix && items[i].node == t->open[top - 1].node &&
-            items[i].t0 == t->open[top - 1].t0) {
-            items[i].begin = 0;
-            top--;
-        }
-    /* Announced frames that neither stayed open nor ended here (a longjmp past them, a
-     * lost record): they end with the chunk's last call, innermost first. */
-    while (top > prefix) {
-        top--;
-        items[n++] = (struct item){t->open[top].node, t->open[top].t0, last, 0, 0, 1, -1, -1, -1};
-    }
     /* The frames open at the hand-off, innermost first (the order they will end in). A
      * frame whose call is among the calls above was closed meanwhile (a cut of several
      * frames in progress): it and the frames above it are not open. */
@@ -330,6 +313,27 @@ static void write_chunk(struct fnp_sink *s, struct fnp_stream_chunk *c)
             keep = j;
             break;
         }
+    }
+    /* Announced frames end in LIFO order: a call matching the newest one left is it. */
+    size_t top = t->nopen, prefix = 0;
+    while (prefix < t->nopen && prefix < n_open && t->open[prefix].node == op[prefix].node &&
+           t->open[prefix].t0 == (op[prefix].end | (uint64_t)op[prefix].dur << 32))
+        prefix++;
+    /* An announced frame that closed meanwhile (its call is above: a hook under way when
+     * another thread closed the chunk, or a cut) ends with its call, not later. */
+    if (prefix > keep)
+        prefix = keep;
+    for (size_t i = 0; i < ncalls; i++)
+        if (top > prefix && items[i].node == t->open[top - 1].node &&
+            items[i].t0 == t->open[top - 1].t0) {
+            items[i].begin = 0;
+            top--;
+        }
+    /* Announced frames that neither stayed open nor ended here (a longjmp past them, a
+     * lost record): they end with the chunk's last call, innermost first. */
+    while (top > prefix) {
+        top--;
+        items[n++] = (struct item){t->open[top].node, t->open[top].t0, last, 0, 0, 1, -1, -1, -1};
     }
     int final = (c->flags & FNP_STREAM_FINAL) != 0;
     for (size_t j = keep; j-- > 0;) {
