@@ -853,4 +853,34 @@ enum fnp_live_op {
 #define FNP_LIVE_SCHEDULED 'N' /* not paused by the user, but in a NONE step of PROF_SCHEDULE */
 #define FNP_LIVE_ENDED 'E'     /* the exit dump has run: nothing is recorded any more */
 
+/* ---- perfetto.c: Perfetto's protobuf trace, the subset in perfetto_subset.proto ------ */
+
+/* The sequence-scoped clock each thread's packets count their deltas on (ids 64-127 are
+ * a sequence's own), in nanoseconds. */
+#define FNP_PF_CLOCK 64
+/* Strings longer are cut (a name or path, not a message); a packet never exceeds the
+ * other bound (the metadata: a packet past it is left out). */
+#define FNP_PF_STRING_MAX 4096
+#define FNP_PF_PACKET_MAX 65536
+
+/* The process's track (uuid), on sequence seq. */
+void fnp_pf_process(struct fnp_sink *s, uint32_t seq, uint64_t uuid, int pid, const char *name);
+/* An instant on track at ts_ns (absolute: seq keeps the default clock), its debug
+ * annotations the pairs meta. */
+void fnp_pf_instant(struct fnp_sink *s, uint32_t seq, uint64_t track, uint64_t ts_ns,
+                    const char *title, const struct fnp_meta *meta, size_t nmeta);
+/* Starts a thread's sequence: state cleared, its clock at ts_ns, its track described. */
+void fnp_pf_thread_start(struct fnp_sink *s, uint32_t seq, uint64_t uuid, uint64_t parent,
+                         int pid, int tid, const char *name, uint64_t ts_ns);
+/* The thread's track again, with its name (known when it ends). */
+void fnp_pf_thread_name(struct fnp_sink *s, uint32_t seq, uint64_t uuid, uint64_t parent, int pid,
+                        int tid, const char *name);
+/* Interns name (an EventName) and (file, line, name) (a SourceLocation), both as iid, on
+ * seq. */
+void fnp_pf_intern(struct fnp_sink *s, uint32_t seq, uint64_t iid, const char *name,
+                   const char *file, uint32_t line);
+/* A slice's begin (iid: its name and location) or end (iid 0), delta_ns after the
+ * sequence's previous packet. */
+void fnp_pf_slice(struct fnp_sink *s, uint32_t seq, uint64_t delta_ns, uint64_t iid);
+
 #endif

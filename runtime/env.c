@@ -29,6 +29,7 @@
  *                it runs and resumes if paused (the pause fnprof_pause sets; dumpsig.c).
  *   PROF_TRACE   also write a Chrome trace of every call to this path (docs/trace.md).
  *   PROF_TRACE_EVENTS  calls the trace keeps at most (default 1000000, 24 bytes each).
+ *   PROF_TRACE_BUFFER  MB of chunks a streamed trace (.pftrace) holds at most (default 64).
  *   PROF_COMPENSATE  "1": the clock is read ordered (clock.c; peek.c binds the hook pair
  *                that does it) and the profile's times are compensated for the hooks' own
  *                cost (runtime/calibrate.c, docs/compensation.md); "0" or empty: not.
@@ -126,6 +127,7 @@ int fnp_env_load(void)
     fnp_config.filter = secure_getenv("PROF_FILTER");
     fnp_config.libcalls = secure_getenv("PROF_LIBCALLS");
     fnp_config.trace_events = positive("PROF_TRACE_EVENTS");
+    fnp_config.trace_buffer_mb = positive("PROF_TRACE_BUFFER");
     fnp_config.max_nodes = positive("PROF_MAX_NODES");
     const char *compensate = secure_getenv("PROF_COMPENSATE");
     fnp_config.compensate = compensate && strcmp(compensate, "1") == 0;

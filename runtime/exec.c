@@ -110,6 +110,7 @@ static FNP_NOINSTR char *const *before_exec(char *const envp[], char **room, siz
     const char *mark = NULL;
     /* Not in the child of vfork (another pid: it shares the parent's memory, and must not
      * dump), nor in a child that recorded nothing but the frames it inherited. */
+    int keep = 0;
     if (__atomic_load_n(&fnp_recording, __ATOMIC_RELAXED) && getpid() == fnp_config.pid &&
         fnp_thread_nodes() > fnp_config.inherited_calls) {
         char *path = fnp_env_output_path();
@@ -117,8 +118,14 @@ static FNP_NOINSTR char *const *before_exec(char *const envp[], char **room, siz
             snprintf(exec_mark, mark_len, MARK "%d:%d", (int)getpid(), fnp_config.image + 1) <
                 (int)mark_len)
             mark = exec_mark;
+        keep = mark != NULL;
         free(path);
     }
+    /* The streamed trace's writer thread dies with the image: its file is finished now
+     * (and, should the exec fail, holds the calls up to here), or dropped with the
+     * profile. Not in the child of vfork, whose writer is the parent's. */
+    if (fnp_streaming && getpid() == fnp_config.pid)
+        fnp_stream_before_exec(keep);
     char *const *env = marked(envp, n, room, cap, mark);
     errno = saved;
     return env;

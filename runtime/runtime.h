@@ -148,8 +148,12 @@ struct fnp_thread {
     uint32_t jmp_next;
     /* trace.c (PROF_TRACE): completed calls, in chunks; owner writes, the dump reads after
      * recording stopped */
-    struct fnp_trace_rec *trace_cur, *trace_end;
+    struct fnp_trace_ev *trace_cur, *trace_end;
+    uint64_t trace_base;                  /* owner: the ticks the records' ends count from */
     struct fnp_trace_chunk *trace_chunks; /* newest first */
+    struct fnp_stream_chunk *stream;      /* owner: stream.c's chunk being filled */
+    int stream_busy; /* stream.c: 1 while the owner is in the cold path, 2 once closed */
+    uint64_t trace_track;                 /* owner: stream.c's track of this thread; 0: none */
     struct fnp_trace_chunk *trace_spare;  /* owner: a chunk an ended thread left, no calls */
     uint64_t trace_dropped;               /* calls not traced: the event limit was reached */
     char name[16];                        /* the thread's name when it ended (trace.c) */
@@ -496,6 +500,7 @@ struct fnp_config {
     const char *toggle;       /* PROF_TOGGLE_SIGNAL */
     char *trace;              /* PROF_TRACE made absolute at load */
     uint64_t trace_events;    /* PROF_TRACE_EVENTS; 0: the default */
+    uint64_t trace_buffer_mb; /* PROF_TRACE_BUFFER (MB, streaming); 0: the default */
     const char *filter;       /* PROF_FILTER: a Score-P filter file */
     struct fnp_launch launch; /* the MPI rank and size a launcher gave us (outname.c) */
     int patch_refuse;         /* PROF_TEST_PATCH_REFUSE=1 (tests only): patch.c behaves as if
@@ -895,29 +900,54 @@ void fnp_dumpsig_notify(void);
 
 /* ---- trace.c: PROF_TRACE ------------------------------------------------------------- */
 
-/* One traced call, kept when it ends. */
+/* One traced call, as trace.c keeps an ended thread's calls. */
 struct fnp_trace_rec {
     const struct fnp_node *node;
     uint64_t t0, t1;
 };
 
+/*
+ * One traced call as the exit hook writes it: 16 bytes. It ends at its chunk's base plus
+ * end (the chunk starts a new base when that would not fit 32 bits), and lasts dur ticks.
+ * A call of 2^32 ticks or more (over a second) is two records: first one whose node is
+ * FNP_TRACE_LONG, its end and dur holding the start's low and high halves, then the call.
+ */
+struct fnp_trace_ev {
+    const struct fnp_node *node;
+    uint32_t end, dur;
+};
+#define FNP_TRACE_LONG ((const struct fnp_node *)1)
+/* A record whose node is FNP_TRACE_BASE moves the base to its end and dur (low, high). */
+#define FNP_TRACE_BASE ((const struct fnp_node *)2)
+/* The cold path's store: a BASE and a LONG record first where needed. 0, or -1 when the
+ * chunk has no room for them (trace_cur may be NULL). */
+int fnp_trace_put_cold(struct fnp_thread *t, const struct fnp_node *n, uint64_t t0, uint64_t t1);
+/* The calls of n records into out (at most n), in order; *base: the chunk's base in, the
+ * last one out. Returns the calls. */
+size_t fnp_trace_unpack(const struct fnp_trace_ev *ev, size_t n, uint64_t *base,
+                        struct fnp_trace_rec *out);
+
 /* Set at load when PROF_TRACE is set (and the clock has timestamps). */
 extern int fnp_tracing;
+/* Whether path names a Perfetto file (.pftrace, .perfetto-trace): streamed (stream.c). */
+int fnp_trace_is_perfetto(const char *path);
 /* At load: the event budget; 0 or -errno. */
 int fnp_trace_init(void);
 void fnp_trace_add_cold(struct fnp_thread *t, const struct fnp_node *n, uint64_t t0, uint64_t t1);
-/* Keeps the call of n from t0 to t1 in t's trace; counted as dropped beyond the limit. */
+/* Keeps the call of n from t0 to t1 in t's trace; the cold path takes a new chunk, a long
+ * call or the end of the limit (trace.c), or hands the chunk to the writer (stream.c). */
 static inline FNP_NOINSTR void fnp_trace_add(struct fnp_thread *t, const struct fnp_node *n,
                                              uint64_t t0, uint64_t t1)
 {
-    struct fnp_trace_rec *r = t->trace_cur;
-    if (FNP_UNLIKELY(r == t->trace_end)) {
+    struct fnp_trace_ev *r = t->trace_cur;
+    uint64_t end = t1 - t->trace_base, dur = t1 - t0;
+    if (FNP_UNLIKELY(r == t->trace_end || ((end | dur) >> 32))) {
         fnp_trace_add_cold(t, n, t0, t1);
         return;
     }
     r->node = n;
-    r->t0 = t0;
-    r->t1 = t1;
+    r->end = (uint32_t)end;
+    r->dur = (uint32_t)dur;
     t->trace_cur = r + 1;
 }
 /* Writes PROF_TRACE (at exit, recording stopped). */
@@ -928,6 +958,56 @@ void fnp_trace_finish(void);
 int fnp_trace_thread_ended(struct fnp_thread *t);
 /* In a forked child: the parent's ended threads are not the child's. */
 void fnp_trace_after_fork(void);
+
+/* ---- stream.c: PROF_TRACE to a Perfetto file, written while the program runs -------- */
+
+#define FNP_STREAM_RECS 32768 /* a chunk: 512 KiB */
+#define FNP_STREAM_OPEN_AT (FNP_STREAM_RECS - 1024) /* the open frames; calls stay below */
+#define FNP_STREAM_ENDED 1u   /* the thread ended: its track ends */
+#define FNP_STREAM_FINAL 2u   /* the run ends: the open frames end at close_at */
+
+/* A thread's calls handed to the writer: recs[0, n) in the order they ended, and its
+ * open frames at recs[FNP_STREAM_OPEN_AT, +nopen), outermost first, as records (node,
+ * start's low half, high half): apart, so that a hook still under way in the owner
+ * while another thread closes the chunk (exit, exec) writes where the writer never reads. */
+struct fnp_stream_chunk {
+    struct fnp_stream_chunk *next; /* in the writer's queue, or the free list */
+    uint64_t track;                /* one per thread; a reused state is a new track */
+    int tid;
+    uint32_t flags;
+    uint64_t base;     /* the first record's base */
+    uint64_t close_at; /* FNP_STREAM_FINAL */
+    uint64_t dropped;  /* calls of this track dropped before this chunk */
+    size_t n, nopen;
+    char name[16];
+    struct fnp_trace_ev recs[FNP_STREAM_RECS];
+};
+
+/* Set at load when PROF_TRACE names a .pftrace or .perfetto-trace file. */
+extern int fnp_streaming;
+/* At load: starts the writer thread; 0 or -errno (then no trace). */
+int fnp_stream_init(void);
+/* The cold path of fnp_trace_add when streaming. */
+void fnp_stream_add_cold(struct fnp_thread *t, const struct fnp_node *n, uint64_t t0, uint64_t t1);
+/* A thread ends (its frames closed): its chunk goes to the writer, the state comes back
+ * empty for the next thread. */
+void fnp_stream_thread_ended(struct fnp_thread *t);
+/* At exit, before exec (recording stopped): every thread's calls, the open ones ending
+ * now, written; the file renamed into place. Waits for the writer. */
+void fnp_stream_finish(void);
+/* From a fatal signal's handler: the same, waiting a bounded time (async-signal-safe in
+ * this thread: atomics, futex and nanosleep; the writer thread does the writing). */
+void fnp_stream_on_fatal(void);
+void fnp_stream_after_fork(void);
+/* Before an exec replaces the image: the trace finished as at exit (keep), or, for an
+ * image that keeps no profile (a forked child that recorded nothing), its file dropped. */
+void fnp_stream_before_exec(int keep);
+/* stream_write.c, in the writer thread: the chunks next gives, in order, as Perfetto
+ * packets into s, each given back to done once written; until next returns NULL. */
+void fnp_stream_write_all(struct fnp_sink *s, struct fnp_stream_chunk *(*next)(void *),
+                          void (*done)(void *, struct fnp_stream_chunk *), void *ctx);
+/* Calls written so far (stream_write.c counts them). */
+void fnp_stream_count(uint64_t written);
 
 /* ---- memory.c, memory_dump.c: PROF_MEMORY ------------------------------------------- */
 

@@ -224,7 +224,7 @@ static void say_lost(int sig)
 {
     if (mem_path[0])
         say(signame(sig), ": PROF_MEMORY is written at exit only: ", mem_path, " not written");
-    if (trace_path[0] && fnp_tracing)
+    if (trace_path[0] && fnp_tracing && !fnp_streaming)
         say(signame(sig), ": PROF_TRACE is written at exit only: ", trace_path, " not written");
 }
 
@@ -267,6 +267,7 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
     if (none == 0 && __atomic_exchange_n(&fnp_recording, 0, __ATOMIC_ACQ_REL)) {
         if (out_path[0])
             dump_raw(sig);
+        fnp_stream_on_fatal(); /* the streamed trace: its writer thread ends it */
         say_lost(sig);
     }
     errno = saved;

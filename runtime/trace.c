@@ -35,7 +35,8 @@ struct fnp_trace_chunk {
     struct fnp_trace_chunk *next;
     size_t n; /* records in use; for the newest chunk, trace_cur tells */
     size_t cap;
-    struct fnp_trace_rec recs[];
+    uint64_t base; /* the ticks its first record's end counts from */
+    struct fnp_trace_ev recs[];
 };
 
 /* The calls of a thread that ended, in the order they ended. */
@@ -59,6 +60,14 @@ static unsigned retiring;
 static __thread int retiring_here __attribute__((tls_model("initial-exec")));
 
 int fnp_tracing;
+int fnp_streaming;
+
+int fnp_trace_is_perfetto(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    return (n >= 8 && strcmp(path + n - 8, ".pftrace") == 0) ||
+           (n >= 15 && strcmp(path + n - 15, ".perfetto-trace") == 0);
+}
 static uint64_t budget; /* events that may still be kept */
 static uint64_t limit;
 
@@ -71,13 +80,18 @@ int fnp_trace_init(void)
     }
     limit = fnp_config.trace_events ? fnp_config.trace_events : DEFAULT_EVENTS;
     budget = limit;
+    if (fnp_trace_is_perfetto(fnp_config.trace)) {
+        int rc = fnp_stream_init();
+        if (rc)
+            return rc;
+    }
     fnp_tracing = 1;
     return 0;
 }
 
 static size_t chunk_bytes(size_t cap)
 {
-    return sizeof(struct fnp_trace_chunk) + cap * sizeof(struct fnp_trace_rec);
+    return sizeof(struct fnp_trace_chunk) + cap * sizeof(struct fnp_trace_ev);
 }
 
 /* A chunk for take calls: the one an earlier thread left on this state when it is big
@@ -98,9 +112,60 @@ static struct fnp_trace_chunk *new_chunk(struct fnp_thread *t, size_t take)
     return c;
 }
 
+int fnp_trace_put_cold(struct fnp_thread *t, const struct fnp_node *n, uint64_t t0, uint64_t t1)
+{
+    uint64_t end = t1 - t->trace_base, dur = t1 - t0;
+    size_t need = 1 + (end >> 32 != 0) + (dur >> 32 != 0);
+    struct fnp_trace_ev *r = t->trace_cur;
+    if (!r || (size_t)(t->trace_end - r) < need)
+        return -1;
+    if (end >> 32) {
+        *r++ = (struct fnp_trace_ev){FNP_TRACE_BASE, (uint32_t)t1, (uint32_t)(t1 >> 32)};
+        t->trace_base = t1;
+        end = 0;
+    }
+    if (dur >> 32) {
+        *r++ = (struct fnp_trace_ev){FNP_TRACE_LONG, (uint32_t)t0, (uint32_t)(t0 >> 32)};
+        dur = UINT32_MAX;
+    }
+    *r++ = (struct fnp_trace_ev){n, (uint32_t)end, (uint32_t)dur};
+    t->trace_cur = r;
+    return 0;
+}
+
+size_t fnp_trace_unpack(const struct fnp_trace_ev *ev, size_t n, uint64_t *base,
+                        struct fnp_trace_rec *out)
+{
+    size_t k = 0;
+    uint64_t b = *base, start = 0;
+    int long_call = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct fnp_trace_ev *e = &ev[i];
+        uint64_t whole = e->end | (uint64_t)e->dur << 32;
+        if (e->node == FNP_TRACE_BASE) {
+            b = whole;
+        } else if (e->node == FNP_TRACE_LONG) {
+            start = whole;
+            long_call = 1;
+        } else {
+            uint64_t t1 = b + e->end;
+            out[k++] = (struct fnp_trace_rec){e->node, long_call ? start : t1 - e->dur, t1};
+            long_call = 0;
+        }
+    }
+    *base = b;
+    return k;
+}
+
 FNP_NOINSTR void fnp_trace_add_cold(struct fnp_thread *t, const struct fnp_node *n, uint64_t t0,
                                     uint64_t t1)
 {
+    if (fnp_streaming) {
+        fnp_stream_add_cold(t, n, t0, t1);
+        return;
+    }
+    if (fnp_trace_put_cold(t, n, t0, t1) == 0)
+        return;
     /* A thread's chunks grow from one page to CHUNK_EVENTS, and none takes more than a
      * sixteenth of what is left: a thread that makes few calls holds back little of the
      * budget for calls it never makes (and gives it back when it ends). */
@@ -115,7 +180,7 @@ FNP_NOINSTR void fnp_trace_add_cold(struct fnp_thread *t, const struct fnp_node 
         take = take < left ? take : left;
     } while (take && !__atomic_compare_exchange_n(&budget, &left, left - take, 1, __ATOMIC_RELAXED,
                                                   __ATOMIC_RELAXED));
-    struct fnp_trace_chunk *c = take ? new_chunk(t, take) : NULL;
+    struct fnp_trace_chunk *c = take >= 3 ? new_chunk(t, take) : NULL;
     if (!c) {
         if (take) /* no memory: the events go back for other threads */
             __atomic_add_fetch(&budget, take, __ATOMIC_RELAXED);
@@ -125,10 +190,12 @@ FNP_NOINSTR void fnp_trace_add_cold(struct fnp_thread *t, const struct fnp_node 
     if (t->trace_chunks)
         t->trace_chunks->n = (size_t)(t->trace_cur - t->trace_chunks->recs);
     c->next = t->trace_chunks;
+    c->base = t1;
+    t->trace_base = t1;
     t->trace_cur = c->recs;
     t->trace_end = c->recs + take;
     __atomic_store_n(&t->trace_chunks, c, __ATOMIC_RELEASE);
-    fnp_trace_add(t, n, t0, t1);
+    fnp_trace_put_cold(t, n, t0, t1);
 }
 
 static void lock_store(void)
@@ -153,7 +220,7 @@ static int retire(struct fnp_thread *t)
 {
     size_t n = 0, k;
     for (const struct fnp_trace_chunk *c = t->trace_chunks; c; c = c->next)
-        n += chunk_used(t, c);
+        n += chunk_used(t, c); /* records: at least the calls */
     if (n || __atomic_load_n(&ended_empty, __ATOMIC_RELAXED) < limit) {
         lock_store();
         struct ended_track *e =
@@ -162,14 +229,20 @@ static int retire(struct fnp_thread *t)
             unlock_store();
             return -ENOMEM;
         }
-        /* The chunks are newest first: each fills the track from the end, so that the
-         * calls are in the order they ended. */
-        k = n;
-        for (const struct fnp_trace_chunk *c = t->trace_chunks; c; c = c->next) {
-            size_t used = chunk_used(t, c);
-            k -= used;
-            memcpy(e->recs + k, c->recs, used * sizeof(*e->recs));
+        /* The chunks are newest first: unpacked oldest first, so that the calls are in
+         * the order they ended. */
+        size_t nchunks = 0;
+        for (const struct fnp_trace_chunk *c = t->trace_chunks; c; c = c->next)
+            nchunks++;
+        k = 0;
+        for (size_t skip = nchunks; skip-- > 0;) {
+            const struct fnp_trace_chunk *c = t->trace_chunks;
+            for (size_t j = 0; j < skip; j++)
+                c = c->next;
+            uint64_t base = c->base;
+            k += fnp_trace_unpack(c->recs, chunk_used(t, c), &base, e->recs + k);
         }
+        n = k;
         e->tid = t->tid;
         memcpy(e->name, t->name, sizeof(e->name));
         e->n = n;
@@ -197,6 +270,10 @@ static int retire(struct fnp_thread *t)
 
 int fnp_trace_thread_ended(struct fnp_thread *t)
 {
+    if (fnp_streaming) {
+        fnp_stream_thread_ended(t);
+        return 1;
+    }
     prctl(PR_GET_NAME, t->name, 0, 0, 0);
     /* The rest of its chunk goes back for the threads still running. */
     if (t->trace_chunks && t->trace_end > t->trace_cur) {
@@ -216,6 +293,8 @@ int fnp_trace_thread_ended(struct fnp_thread *t)
 
 void fnp_trace_after_fork(void)
 {
+    if (fnp_streaming)
+        fnp_stream_after_fork();
     /* The parent's threads are not the child's (thread.c forgets their states too). */
     ended = NULL;
     ended_empty = 0;
@@ -365,10 +444,16 @@ static int collect(struct fnp_trace_event **out, size_t *nout, const struct fnp_
             for (size_t j = 0; j < skip; j++)
                 c = c->next;
             size_t used = c == t->trace_chunks ? (size_t)(t->trace_cur - c->recs) : c->n;
-            for (size_t i = 0; i < used && k < n; i++, k++) {
-                ev[k] = (struct fnp_trace_event){since(c->recs[i].t0), since(c->recs[i].t1), 0,
-                                                 (uint32_t)track};
-                nd[k] = c->recs[i].node;
+            uint64_t base = c->base;
+            for (size_t i = 0; i < used && k < n; i++) {
+                /* a LONG record and the call it starts unpack together */
+                size_t take = c->recs[i].node == FNP_TRACE_LONG && i + 1 < used ? 2 : 1;
+                struct fnp_trace_rec r;
+                if (!fnp_trace_unpack(&c->recs[i], take, &base, &r))
+                    continue;
+                i += take - 1;
+                ev[k] = (struct fnp_trace_event){since(r.t0), since(r.t1), 0, (uint32_t)track};
+                nd[k++] = r.node;
             }
         }
         uint32_t depth = __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
@@ -455,6 +540,10 @@ void fnp_trace_finish(void)
 {
     if (!fnp_tracing)
         return;
+    if (fnp_streaming) {
+        fnp_stream_finish();
+        return;
+    }
     close_to_ended();
     uint64_t now = fnp_clock_now();
     struct fnp_trace_event *ev = NULL;

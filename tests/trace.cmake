@@ -28,3 +28,34 @@ add_test(NAME unit.check_trace_files
                  ${CMAKE_CURRENT_LIST_DIR}/trace/check_trace.py)
 set_tests_properties(unit.check_trace_files PROPERTIES LABELS unit)
 # SPDX-License-Identifier: MIT
+
+# The streamed Perfetto trace (PROF_TRACE=*.pftrace): the independent reader's own test,
+# then programs traced and decoded by it (tests/trace/run_stream.py).
+add_test(NAME trace.perfetto.reader_selftest
+         COMMAND Python3::Interpreter -B ${CMAKE_CURRENT_LIST_DIR}/trace/read_pftrace.py
+                 --selftest)
+set_tests_properties(trace.perfetto.reader_selftest PROPERTIES LABELS "trace;unit")
+function(fnp_stream_case name case)
+    add_test(NAME ${name}
+             COMMAND Python3::Interpreter -B ${CMAKE_CURRENT_LIST_DIR}/trace/run_stream.py
+                     --case ${case} --lib-dir $<TARGET_FILE_DIR:fnprof_shared>
+                     --workdir ${CMAKE_CURRENT_BINARY_DIR}/trace_stream/${name} ${ARGN})
+    set_tests_properties(${name} PROPERTIES LABELS "trace;e2e" TIMEOUT 600
+                         SKIP_RETURN_CODE 77)
+endfunction()
+fnp_stream_case(trace.perfetto.nesting nesting)
+fnp_stream_case(trace.stream.long long)
+fnp_stream_case(trace.stream.fork fork)
+fnp_stream_case(trace.stream.sigsegv segv)
+fnp_stream_case(trace.stream.sigabrt abort)
+fnp_stream_case(trace.stream.full_disk full_disk)
+fnp_stream_case(trace.stream.short_threads short_threads --calls 5000)
+fnp_stream_case(trace.stream.exec exec)
+fnp_stream_case(trace.stream.busy_exec busyexec)
+fnp_stream_case(trace.stream.busy_exit busy)
+fnp_stream_case(trace.convert.chrome convert --fnprof $<TARGET_FILE:fnprof>)
+# The issue's sizes: 100 M calls, 100k short threads (minutes: label slow).
+fnp_stream_case(trace.stream.long_100m long --calls 100000000)
+fnp_stream_case(trace.stream.short_threads_100k short_threads --calls 100000)
+set_tests_properties(trace.stream.long_100m trace.stream.short_threads_100k
+                     PROPERTIES LABELS "trace;e2e;slow")

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "pftrace-chrome.h"
 #include "views.h"
 
 extern char **environ;
@@ -34,6 +35,8 @@ static void usage(FILE *out)
                  "to OUT (whole or not at all) or to standard output. Call paths come from the\n"
                  "calling-context tree fnprof keeps in its profiles; a file without one gets\n"
                  "paths rebuilt from its caller edges (estimates), and a note on stderr.\n"
+                 "PROFILE may also be a trace (PROF_TRACE=FILE.pftrace): with --to\n"
+                 "chrome-trace, it is written as Chrome's JSON trace, streamed.\n"
                  "\n"
                  "Formats:\n");
     for (const struct fnp_view *v = fnp_views; v->name; v++)
@@ -165,6 +168,59 @@ static int parse_percent(const char *arg, double *out)
     return 0;
 }
 
+/* A streamed trace (PROF_TRACE=*.pftrace), by its name as the runtime picks the format. */
+static int is_pftrace(const char *path)
+{
+    size_t n = strlen(path);
+    return (n >= 8 && !strcmp(path + n - 8, ".pftrace")) ||
+           (n >= 15 && !strcmp(path + n - 15, ".perfetto-trace"));
+}
+
+struct pftrace_job {
+    FILE *in;
+};
+
+static int write_pftrace(struct fnp_sink *s, void *ctx)
+{
+    return fnp_pftrace_to_chrome(((struct pftrace_job *)ctx)->in, s);
+}
+
+/* --to chrome-trace of a Perfetto trace: streamed, packet by packet (pftrace-chrome.c). */
+static int convert_pftrace(const char *in, const char *output)
+{
+    if (output && !strcmp(output, "-"))
+        output = NULL;
+    struct pftrace_job pj = {fopen(in, "rb")};
+    if (!pj.in) {
+        fnp_cli_error("convert", "%s: %s", in, strerror(errno));
+        return FNP_EXIT_FAILURE;
+    }
+    int err;
+    if (output) {
+        err = fnp_write_file_atomic(output, write_pftrace, &pj);
+    } else {
+        struct fnp_sink s;
+        fflush(stdout);
+        err = fnp_sink_fd(&s, 1);
+        if (!err)
+            err = write_pftrace(&s, &pj);
+        if (!err)
+            err = fnp_sink_flush(&s);
+        fnp_sink_free(&s);
+    }
+    fclose(pj.in);
+    if (err == -EINVAL) {
+        fnp_cli_error("convert", "%s: not a Perfetto trace as fnprof writes them", in);
+        return FNP_EXIT_FAILURE;
+    }
+    if (err) {
+        fnp_cli_error("convert", "%s: %s", output ? output : "standard output",
+                      fnp_write_file_strerror(err));
+        return FNP_EXIT_FAILURE;
+    }
+    return FNP_EXIT_OK;
+}
+
 int fnp_cmd_convert(int argc, char **argv)
 {
     enum { OPT_NODE = 256, OPT_EDGE, OPT_DEPTH, OPT_SHORT, OPT_NO_SHORT, OPT_COMPENSATE };
@@ -226,6 +282,8 @@ int fnp_cmd_convert(int argc, char **argv)
         return fnp_cli_usage_error("convert", "one profile at a time ('%s' too)", argv[optind + 1]);
     if (!to)
         return fnp_cli_usage_error("convert", "no format given (--to FORMAT)");
+    if (!strcmp(to, "chrome-trace") && is_pftrace(argv[optind]))
+        return convert_pftrace(argv[optind], output);
     j.view = fnp_view_find(to);
     if (!j.view)
         return fnp_cli_usage_error("convert", "unknown format '%s'", to);

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""End-to-end cases of the streamed Perfetto trace (PROF_TRACE=*.pftrace): builds
+stream_prog.c with -finstrument-functions, runs it under libfnprof.so, and decodes the
+trace with read_pftrace.py (an independent wire-format reader).
+
+usage: run_stream.py --case NAME --lib-dir DIR --workdir DIR
+"""
+import argparse
+import glob
+import os
+import resource
+import signal
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import read_pftrace  # noqa: E402
+
+SKIP = 77
+
+
+def build(work):
+    exe = os.path.join(work, "stream_prog")
+    subprocess.check_call(["gcc", "-g", "-O1", "-finstrument-functions", "-pthread",
+                           os.path.join(HERE, "stream_prog.c"), "-o", exe])
+    return exe
+
+
+def run(exe, lib, work, args, env_extra=None, preexec=None):
+    env = dict(os.environ)
+    env.update(LD_PRELOAD=os.path.join(lib, "libfnprof.so"),
+               PROF_OUTPUT=os.path.join(work, "out.prof"),
+               PROF_TRACE=os.path.join(work, "t.pftrace"))
+    env.update(env_extra or {})
+    return subprocess.run([exe] + [str(a) for a in args], env=env, cwd=work,
+                          capture_output=True, text=True, preexec_fn=preexec, timeout=600)
+
+
+def check(trace, prof=None, open_calls=0):
+    """Decoded, nested, and (with prof) equal to the profile's calls function by function;
+    open_calls: calls the profile counts that were still open (they end in the trace too)."""
+    _, slices, instants = read_pftrace.read(trace)
+    counts, total = read_pftrace.nest(slices)
+    if not any(n == "fnprof: run" for n, _ in instants):
+        raise SystemExit("%s: no run metadata" % trace)
+    if prof:
+        calls = read_pftrace.pstats_calls(prof)
+        if calls != dict(counts):
+            diff = {k: (counts.get(k), v) for k, v in calls.items() if counts.get(k) != v}
+            raise SystemExit("%s: slices differ from the profile's calls: %r" % (trace, diff))
+    return total, len(slices)
+
+
+def hwm_kb(path):
+    return int(open(path).read().split()[1])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--case", required=True)
+    ap.add_argument("--lib-dir", required=True)
+    ap.add_argument("--workdir", required=True)
+    ap.add_argument("--calls", type=int, default=0)
+    ap.add_argument("--fnprof", help="the fnprof command (case convert)")
+    a = ap.parse_args()
+    work = a.workdir
+    os.makedirs(work, exist_ok=True)
+    for f in glob.glob(os.path.join(work, "*")):
+        if os.path.isfile(f):
+            os.unlink(f)
+    exe = build(work)
+    trace, prof = os.path.join(work, "t.pftrace"), os.path.join(work, "out.prof")
+
+    if a.case == "nesting":
+        r = run(exe, a.lib_dir, work, [20000, 3, "exit"])
+        assert r.returncode == 0, r.stderr
+        total, tracks = check(trace, prof)
+        assert tracks == 4, tracks
+        print("ok: %d slices on %d tracks equal the profile's calls" % (total, tracks))
+    elif a.case == "long":
+        # Calls by the million through a 4 MB buffer: peak memory stays under a fixed
+        # bound whatever the length (a trace kept in memory would take 16+ bytes a call).
+        calls = a.calls or 4000000
+        hwm = os.path.join(work, "hwm")
+        r = run(exe, a.lib_dir, work, [calls // 3, 0, "exit", hwm], {"PROF_TRACE_BUFFER": "4"})
+        assert r.returncode == 0, r.stderr
+        kb = hwm_kb(hwm)
+        # every call written (the writer's count; the nesting case decodes a whole file)
+        total = sum(read_pftrace.pstats_calls(prof).values())
+        assert total >= calls // 3 * 3, total
+        assert "(%d calls)" % total in r.stderr, r.stderr
+        assert os.path.getsize(trace) >= total * 20, os.path.getsize(trace)
+        bound = 40 * 1024  # kB: the program, fnprof's tree and 4 MB of chunks
+        assert kb < bound, "VmHWM %d kB >= %d kB" % (kb, bound)
+        print("ok: %d calls traced whole; VmHWM %d kB (< %d kB)" % (total, kb, bound))
+    elif a.case == "fork":
+        r = run(exe, a.lib_dir, work, [10000, 1, "fork"])
+        assert r.returncode == 0, r.stderr
+        children = glob.glob(os.path.join(work, "t.pftrace.*"))
+        children = [c for c in children if "fnprof-" not in c]
+        assert len(children) == 1, children
+        profs = [p for p in glob.glob(os.path.join(work, "out.prof.*")) if "fnprof-" not in p]
+        check(trace, prof)
+        check(children[0], profs[0])
+        print("ok: parent and child traces, each equal to its profile")
+    elif a.case in ("segv", "abort"):
+        r = run(exe, a.lib_dir, work, [10000, 1, a.case])
+        sig = signal.SIGSEGV if a.case == "segv" else signal.SIGABRT
+        assert r.returncode == -sig, (r.returncode, r.stderr)
+        total, tracks = check(trace)
+        # worker's calls on both threads, every one kept; main still open, ended at death
+        assert total >= 2 * 10000 * 3 + 1, total
+        print("ok: died by %s as without fnprof; %d slices kept" % (sig.name, total))
+    elif a.case == "full_disk":
+        # RLIMIT_FSIZE stands in for a full disk (a small tmpfs needs root): the writes
+        # past it fail with EFBIG; the program's exit status and output stay its own.
+        limit = 1 << 20
+        r = run(exe, a.lib_dir, work, [300000, 1, "exit"],
+                preexec=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)))
+        assert r.returncode == 0, (r.returncode, r.stderr)
+        assert "cannot write the trace: File too large" in r.stderr, r.stderr
+        assert not os.path.exists(trace), "a partial trace was left"
+        left = glob.glob(os.path.join(work, "t.pftrace.fnprof-*"))
+        assert not left, left
+        print("ok: full disk mid-trace: one line, no file, exit status 0")
+    elif a.case in ("exec", "busyexec"):
+        # The image execs itself: the trace up to the exec finished then (no temporary
+        # left beside it), the new image's in a file of its own (.exec1), each equal to
+        # its profile. busyexec: a thread is still calling when main execs.
+        r = run(exe, a.lib_dir, work, [10000, 1, a.case], {"PROF_TRACE_BUFFER": "1"})
+        assert r.returncode == 0, r.stderr
+        left = glob.glob(os.path.join(work, "*fnprof-*"))
+        assert not left, "temporaries left: %r" % left
+        assert os.path.exists(trace + ".exec1"), os.listdir(work)
+        if a.case == "exec":
+            check(trace, prof)
+        else:
+            check(trace)
+        check(trace + ".exec1", prof + ".exec1")
+        print("ok: the pre-exec trace complete, the new image's in .exec1")
+    elif a.case == "busy":
+        # Exit while other threads are still in hooks: their chunks are read, never
+        # corrupted; the file decodes and nests.
+        for i in range(3):
+            r = run(exe, a.lib_dir, work, [2000, 3, "busy"], {"PROF_TRACE_BUFFER": "1"})
+            assert r.returncode == 0, (r.returncode, r.stderr)
+            total, tracks = check(trace)
+            assert tracks == 4, tracks
+        print("ok: 3 exits with 3 threads still calling; each trace nested")
+    elif a.case == "convert":
+        # fnprof convert --to chrome-trace: per thread, the same begins and ends, in the
+        # same order, at the same times (to the nanosecond), as the independent reader
+        # decodes from the Perfetto file.
+        import json
+        r = run(exe, a.lib_dir, work, [5000, 2, "exit"])
+        assert r.returncode == 0, r.stderr
+        out = os.path.join(work, "t.json")
+        c = subprocess.run([a.fnprof, "convert", trace, "--to", "chrome-trace", "-o", out],
+                           capture_output=True, text=True)
+        assert c.returncode == 0, c.stderr
+        tracks, slices, _ = read_pftrace.read(trace)
+        want = {}
+        for uuid, evs in slices.items():
+            tid = tracks[uuid]["tid"]
+            want[tid] = [(ts, k, n, tuple(loc) if loc else None) for ts, k, n, loc in evs]
+        got = {}
+        for e in json.load(open(out))["traceEvents"]:
+            if e["ph"] not in "BE":
+                continue
+            loc = (e["args"]["file"], e["args"]["line"]) if "args" in e else None
+            ts = round(float(e["ts"]) * 1000)
+            got.setdefault(e["tid"], []).append((ts, e["ph"], e.get("name"), loc))
+        assert set(got) == set(want), (sorted(got), sorted(want))
+        for tid in want:
+            if got[tid] != want[tid]:
+                bad = next(i for i, (x, y) in enumerate(zip(got[tid], want[tid])) if x != y) \
+                    if len(got[tid]) == len(want[tid]) else "length"
+                raise SystemExit("thread %d: converted events differ at %s" % (tid, bad))
+        counts, total = read_pftrace.nest(slices)
+        print("ok: %d slices on %d threads converted, each begin and end in place"
+              % (total, len(want)))
+    elif a.case == "short_threads":
+        n = a.calls or 100000
+        hwm = os.path.join(work, "hwm")
+        r = run(exe, a.lib_dir, work, [3, n, "short", hwm])
+        assert r.returncode == 0, r.stderr
+        total, tracks = check(trace, prof)
+        assert tracks == n + 1, tracks
+        print("ok: %d short threads, %d tracks, %d slices; VmHWM %d kB"
+              % (n, tracks, total, hwm_kb(hwm)))
+    else:
+        raise SystemExit("unknown case " + a.case)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+# SPDX-License-Identifier: MIT
