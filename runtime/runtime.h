@@ -152,13 +152,13 @@ struct fnp_thread {
     uint64_t trace_base;                  /* owner: the ticks the records' ends count from */
     struct fnp_trace_chunk *trace_chunks; /* newest first */
     struct fnp_stream_chunk *stream;      /* owner: stream.c's chunk being filled */
-    int stream_busy; /* stream.c: 1 while the owner is in the cold path, 2 once closed */
-    uint64_t trace_track;                 /* owner: stream.c's track of this thread; 0: none */
-    struct fnp_trace_chunk *trace_spare;  /* owner: a chunk an ended thread left, no calls */
-    uint64_t trace_dropped;               /* calls not traced: the event limit was reached */
-    char name[16];                        /* the thread's name when it ended (trace.c) */
-    struct fnp_mem_thread *mem;           /* owner: PROF_MEMORY's contexts (memory.c) */
-    struct fnp_lc_pool *libcalls;         /* owner: PROF_LIBCALLS's calls in flight (plt.h) */
+    int stream_busy;      /* stream.c: 1 while the owner is in the cold path, 2 once closed */
+    uint64_t trace_track; /* owner: stream.c's track of this thread; 0: none */
+    struct fnp_trace_chunk *trace_spare; /* owner: a chunk an ended thread left, no calls */
+    uint64_t trace_dropped;              /* calls not traced: the event limit was reached */
+    char name[16];                       /* the thread's name when it ended (trace.c) */
+    struct fnp_mem_thread *mem;          /* owner: PROF_MEMORY's contexts (memory.c) */
+    struct fnp_lc_pool *libcalls;        /* owner: PROF_LIBCALLS's calls in flight (plt.h) */
     /* shared: the function a patched entry of this thread is entering, 0 outside one
      * (patch_hooks.c); a pause keeps its exits patched, as if its call were open already
      * (patch.c: entering). FNP_ENTERING_NESTED (patch.h): a signal handler's entry inside
@@ -961,10 +961,10 @@ void fnp_trace_after_fork(void);
 
 /* ---- stream.c: PROF_TRACE to a Perfetto file, written while the program runs -------- */
 
-#define FNP_STREAM_RECS 32768 /* a chunk: 512 KiB */
+#define FNP_STREAM_RECS 32768                       /* a chunk: 512 KiB */
 #define FNP_STREAM_OPEN_AT (FNP_STREAM_RECS - 1024) /* the open frames; calls stay below */
-#define FNP_STREAM_ENDED 1u   /* the thread ended: its track ends */
-#define FNP_STREAM_FINAL 2u   /* the run ends: the open frames end at close_at */
+#define FNP_STREAM_ENDED 1u                         /* the thread ended: its track ends */
+#define FNP_STREAM_FINAL 2u /* the run ends: the open frames end at close_at */
 
 /* A thread's calls handed to the writer: recs[0, n) in the order they ended, and its
  * open frames at recs[FNP_STREAM_OPEN_AT, +nopen), outermost first, as records (node,
