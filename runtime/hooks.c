@@ -178,38 +178,20 @@ FNP_INLINE void exit_timed(struct fnp_thread *t, uintptr_t fn, int mode)
     __atomic_store_n(&t->depth, d - 1, __ATOMIC_RELEASE);
 }
 
-/* The compensating exit reads the clock first, before anything of its own has run: the
- * callee's interval then holds as little of the hooks as it can. */
-FNP_INLINE void exit_ordered(void *fn)
-{
-    uint64_t now = fnp_clock_tsc_ordered();
-    uint64_t rec = __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED);
-    if (FNP_UNLIKELY(!rec))
-        return;
-    struct fnp_thread *t = fnp_tls;
-    if (FNP_UNLIKELY(!t))
-        return;
-    if (FNP_LIKELY(FNP_EXPECT(rec, 4)))
-        fnp_cct_exit_as(t, (uintptr_t)fn, now, 1);
-    else if (rec & FNP_ON_COUNT)
-        fnp_cct_exit_as(t, (uintptr_t)fn, 0, 0);
-    else
-        exit_slow(t, (uintptr_t)fn);
-}
-
 FNP_INLINE void exit_hook(void *fn, int counting)
 {
-    if (counting == 4) {
-        exit_ordered(fn);
-        return;
-    }
+    /* The compensating pair (4) reads the clock first, before anything of its own has run:
+     * the callee's interval then holds as little of the hooks as it can. */
+    uint64_t first = counting == 4 ? fnp_clock_tsc_ordered() : 0;
     uint64_t rec = __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED);
     if (FNP_UNLIKELY(!rec))
         return;
     struct fnp_thread *t = fnp_tls;
     if (FNP_UNLIKELY(!t))
         return;
-    if (counting >= 2 && FNP_LIKELY(FNP_EXPECT(rec, counting)))
+    if (counting == 4 && FNP_LIKELY(FNP_EXPECT(rec, counting)))
+        fnp_cct_exit_as(t, (uintptr_t)fn, first, 1);
+    else if ((counting == 2 || counting == 3) && FNP_LIKELY(FNP_EXPECT(rec, counting)))
         exit_timed(t, (uintptr_t)fn, counting);
     else if (counting < 2 && FNP_LIKELY(FNP_EXPECT(rec, counting)))
         fnp_cct_exit_as(t, (uintptr_t)fn, counting ? 0 : fnp_clock_tsc(), !counting);
