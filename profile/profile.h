@@ -870,8 +870,8 @@ void fnp_pf_process(struct fnp_sink *s, uint32_t seq, uint64_t uuid, int pid, co
 void fnp_pf_instant(struct fnp_sink *s, uint32_t seq, uint64_t track, uint64_t ts_ns,
                     const char *title, const struct fnp_meta *meta, size_t nmeta);
 /* Starts a thread's sequence: state cleared, its clock at ts_ns, its track described. */
-void fnp_pf_thread_start(struct fnp_sink *s, uint32_t seq, uint64_t uuid, uint64_t parent,
-                         int pid, int tid, const char *name, uint64_t ts_ns);
+void fnp_pf_thread_start(struct fnp_sink *s, uint32_t seq, uint64_t uuid, uint64_t parent, int pid,
+                         int tid, const char *name, uint64_t ts_ns);
 /* The thread's track again, with its name (known when it ends). */
 void fnp_pf_thread_name(struct fnp_sink *s, uint32_t seq, uint64_t uuid, uint64_t parent, int pid,
                         int tid, const char *name);
