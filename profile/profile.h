@@ -642,6 +642,9 @@ struct fnp_trace {
     double tick_seconds;
     uint64_t dropped; /* calls left out: the event limit was reached */
     uint64_t limit;   /* PROF_TRACE_EVENTS */
+    /* PROF_TRACE_LAST's flight recording (0: not one): its N, and the older calls it
+     * no longer holds (said in otherData). */
+    uint64_t last, overwritten;
 };
 
 /* Writes t as Chrome trace event JSON (docs/trace.md): per track, calls by start, a
@@ -753,6 +756,15 @@ const char *fnp_marshal_kind_name(unsigned kind);
  *                                                     off parent_id's own time (if a node);
  *                                                     flags: FNP_OPEN_* for target_id
  *   'O' id ticks                                      an open call of node or link id
+ *   'F' tid fn t0 t1                                  PROF_TRACE_LAST: a call of the flight
+ *                                                     recording (fn: its key, t0 and t1 in
+ *                                                     ticks), a thread's in the order they
+ *                                                     ended, calls still open last
+ *   'K' tid name_len name[name_len]                   the name of a thread of 'F' records (the
+ *                                                     last 'K' of a tid wins)
+ *   'W' last overwritten not_kept origin pid          the flight recording's numbers: N, the
+ *                                                     older calls it lost, the calls no chunk
+ *                                                     held, the ticks of time 0, the process
  *   'E' dropped unmatched threads merged max_nodes    the end: a file without it is cut short
  * A reader refuses a record type it does not know, with its offset: a record added later
  * (as 'R' was) keeps the magic, since no older reader can misread the file.
@@ -766,6 +778,19 @@ struct fnp_raw_file {
     struct fnp_raw_region *regions;
     char *paths; /* the modules' paths, the regions' files and names */
     uint64_t dropped, unmatched, threads_seen;
+    /* PROF_TRACE_LAST's flight recording, when the file has a 'W' record (flight_seen). */
+    struct fnp_raw_flight_call {
+        int64_t tid;
+        uint64_t fn, t0, t1;
+    } * flight;
+    size_t nflight;
+    struct fnp_raw_flight_track {
+        int64_t tid;
+        const char *name; /* in paths */
+    } * flight_tracks;
+    size_t nflight_tracks;
+    int flight_seen;
+    uint64_t flight_last, flight_overwritten, flight_not_kept, flight_origin, flight_pid;
 };
 
 /* Reads a raw snapshot. Returns 0, or -EINVAL (malformed or cut short: why says where and
@@ -870,8 +895,8 @@ void fnp_pf_process(struct fnp_sink *s, uint32_t seq, uint64_t uuid, int pid, co
 void fnp_pf_instant(struct fnp_sink *s, uint32_t seq, uint64_t track, uint64_t ts_ns,
                     const char *title, const struct fnp_meta *meta, size_t nmeta);
 /* Starts a thread's sequence: state cleared, its clock at ts_ns, its track described. */
-void fnp_pf_thread_start(struct fnp_sink *s, uint32_t seq, uint64_t uuid, uint64_t parent,
-                         int pid, int tid, const char *name, uint64_t ts_ns);
+void fnp_pf_thread_start(struct fnp_sink *s, uint32_t seq, uint64_t uuid, uint64_t parent, int pid,
+                         int tid, const char *name, uint64_t ts_ns);
 /* The thread's track again, with its name (known when it ends). */
 void fnp_pf_thread_name(struct fnp_sink *s, uint32_t seq, uint64_t uuid, uint64_t parent, int pid,
                         int tid, const char *name);
