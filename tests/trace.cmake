@@ -27,7 +27,6 @@ add_test(NAME unit.check_trace_files
                  $<TARGET_FILE:check_trace> ${Python3_EXECUTABLE} ${fnp_trace_work}
                  ${CMAKE_CURRENT_LIST_DIR}/trace/check_trace.py)
 set_tests_properties(unit.check_trace_files PROPERTIES LABELS unit)
-# SPDX-License-Identifier: MIT
 
 # The streamed Perfetto trace (PROF_TRACE=*.pftrace): the independent reader's own test,
 # then programs traced and decoded by it (tests/trace/run_stream.py).
@@ -77,3 +76,4 @@ fnp_ring_case(trace.ring.sigabrt abort)
 fnp_ring_case(trace.ring.dump_signal signal)
 fnp_ring_case(trace.ring.fnprof_dump api)
 fnp_ring_case(trace.ring.memory memory)
+# SPDX-License-Identifier: MIT
