@@ -76,4 +76,5 @@ fnp_ring_case(trace.ring.sigabrt abort)
 fnp_ring_case(trace.ring.dump_signal signal)
 fnp_ring_case(trace.ring.fnprof_dump api)
 fnp_ring_case(trace.ring.memory memory)
+fnp_ring_case(trace.ring.settings settings)
 # SPDX-License-Identifier: MIT

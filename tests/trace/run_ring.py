@@ -7,7 +7,7 @@ then that each thread's calls are exactly the last ones of the sequence the prog
 program's exit status or death signal is what it is without fnprof, and nothing on stdout.
 
 usage: run_ring.py --case NAME --lib-dir DIR --workdir DIR
-cases: exit, segv, abort, signal, api, memory
+cases: exit, segv, abort, signal, api, memory, settings
 """
 import argparse
 import decimal
@@ -170,6 +170,31 @@ def main():
         print("ok: %d calls, N=%d: VmHWM %d kB < %d kB (no trace: %d kB; keeping every "
               "call would take %d MB more)" % (2 * big + 2, n, ring, bound, base,
                                                2 * big * 16 >> 20))
+        return
+
+    if a.case == "settings":
+        # each bad or conflicting setting: one fnprof: line; no trace, or the flight one
+        pf = os.path.join(work, "t.pftrace")
+        for extra, line, written in (
+                ({"PROF_TRACE_LAST": "abc"}, "PROF_TRACE_LAST=abc: not a positive", None),
+                ({"PROF_TRACE_LAST": "0"}, "PROF_TRACE_LAST=0: not a positive", None),
+                ({"PROF_TRACE_LAST": "100", "PROF_TRACE": ""}, "needs PROF_TRACE=FILE", None),
+                ({"PROF_TRACE_LAST": "100", "PROF_TRACE": pf}, "is a Perfetto path", None),
+                ({"PROF_TRACE_LAST": "100", "PROF_TRACE_EVENTS": "5"},
+                 "PROF_TRACE_EVENTS=5: PROF_TRACE_LAST=100 keeps the last calls", trace)):
+            for f in (trace, pf):
+                if os.path.exists(f):
+                    os.unlink(f)
+            r = run(exe, a.lib_dir, work, [1000, 1, "exit", trace], extra)
+            lines = [x for x in r.stderr.splitlines() if x.startswith("fnprof:")]
+            if r.returncode != 0 or len(lines) != 1 or line not in lines[0]:
+                fail("%r: status %d, stderr %r" % (extra, r.returncode, r.stderr))
+            if written:
+                check_file(written, 100, 1000, 1, "exit", False,
+                           json.load(open(written))["traceEvents"][0]["pid"])
+            elif os.path.exists(trace) or os.path.exists(pf):
+                fail("%r: a trace was written" % (extra,))
+        print("ok: every bad or conflicting setting said in one line")
         return
 
     r = run(exe, a.lib_dir, work, [calls, threads, a.case, trace],
