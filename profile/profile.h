@@ -653,6 +653,13 @@ struct fnp_trace {
 int fnp_trace_write(struct fnp_sink *s, const struct fnp_trace *t);
 /* fnp_trace_write as an fnp_write_fn for fnp_write_file_atomic; trace the struct fnp_trace. */
 int fnp_trace_write_fn(struct fnp_sink *s, void *trace);
+/* trace_pftrace.c: t as a Perfetto protobuf trace (perfetto.c's packets, one sequence per
+ * track, slices nested by time; the metadata and the flight recording's numbers in the
+ * instant "fnprof: run"). Returns s->err: -EINVAL as fnp_trace_write, -ENOMEM. */
+int fnp_trace_write_pftrace(struct fnp_sink *s, const struct fnp_trace *t);
+int fnp_trace_write_pftrace_fn(struct fnp_sink *s, void *trace);
+/* Whether path names a Perfetto file (.pftrace, .perfetto-trace). */
+int fnp_trace_path_is_perfetto(const char *path);
 
 /* ---- marshal_read.c: Python's marshal format, any version CPython 3 writes ----------- */
 

@@ -83,14 +83,9 @@ int fnp_trace_init(void)
     if (fnp_config.trace_last) {
         if (fnp_config.trace_last == UINT64_MAX)
             return -EINVAL; /* a bad value, said by env.c */
-        /* The flight recorder's file is written whole when asked, named in the process
-         * or by `fnprof symbolize` after a fatal signal: the Chrome JSON writer's work. */
-        if (fnp_trace_is_perfetto(fnp_config.trace)) {
-            fnp_log("PROF_TRACE_LAST: the flight recording is a Chrome JSON trace (a path "
-                    "ending in .json); PROF_TRACE=%s is a Perfetto path: no trace",
-                    fnp_config.trace);
-            return -EINVAL;
-        }
+        /* The flight recorder's file is written whole when asked for, named in the
+         * process or by `fnprof symbolize` after a fatal signal: as Chrome JSON, or a
+         * Perfetto file by its extension; never streamed. */
         if (fnp_config.trace_events)
             fnp_log("PROF_TRACE_EVENTS=%llu: PROF_TRACE_LAST=%llu keeps the last calls "
                     "instead; PROF_TRACE_EVENTS ignored",
@@ -734,7 +729,9 @@ static int write_ring(const char *path, uint64_t now, size_t *ncalls, struct fnp
                           .last = rc->last,
                           .overwritten = rc->overwritten};
     if (!rc2)
-        rc2 = fnp_write_file_atomic(path, fnp_trace_write_fn, &t);
+        rc2 = fnp_write_file_atomic(
+            path,
+            fnp_trace_path_is_perfetto(path) ? fnp_trace_write_pftrace_fn : fnp_trace_write_fn, &t);
     *ncalls = k;
     fnp_profile_free(&prof);
     free(ev);

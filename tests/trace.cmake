@@ -66,7 +66,7 @@ function(fnp_ring_case name case)
     add_test(NAME ${name}
              COMMAND Python3::Interpreter -B ${CMAKE_CURRENT_LIST_DIR}/trace/run_ring.py
                      --case ${case} --lib-dir $<TARGET_FILE_DIR:fnprof_shared>
-                     --workdir ${CMAKE_CURRENT_BINARY_DIR}/trace_ring/${name})
+                     --workdir ${CMAKE_CURRENT_BINARY_DIR}/trace_ring/${name} ${ARGN})
     set_tests_properties(${name} PROPERTIES LABELS "trace;e2e" TIMEOUT 600
                          SKIP_RETURN_CODE 77)
 endfunction()
@@ -77,4 +77,10 @@ fnp_ring_case(trace.ring.dump_signal signal)
 fnp_ring_case(trace.ring.fnprof_dump api)
 fnp_ring_case(trace.ring.memory memory)
 fnp_ring_case(trace.ring.settings settings)
+# The same endings written as Perfetto files, read by the independent reader.
+fnp_ring_case(trace.ring.pftrace.exit exit --format pftrace)
+fnp_ring_case(trace.ring.pftrace.sigsegv segv --format pftrace)
+fnp_ring_case(trace.ring.pftrace.sigabrt abort --format pftrace)
+fnp_ring_case(trace.ring.pftrace.dump_signal signal --format pftrace)
+fnp_ring_case(trace.ring.pftrace.fnprof_dump api --format pftrace)
 # SPDX-License-Identifier: MIT

@@ -30,7 +30,8 @@ static void usage(FILE *out)
                  "Options:\n"
                  "  -o, --output OUT  the profile to write (default: RAW without .raw)\n"
                  "      --trace FILE  also write the flight recording RAW holds\n"
-                 "                    (PROF_TRACE_LAST) to FILE, a Chrome JSON trace\n"
+                 "                    (PROF_TRACE_LAST) to FILE: a Chrome JSON\n"
+                 "                    trace, or Perfetto's for a .pftrace FILE\n"
                  "      --remove-raw  delete RAW once OUT is written\n"
                  "  -q, --quiet       no \"fnprof: wrote\" line\n"
                  "  -h, --help        show this help\n");
@@ -98,6 +99,13 @@ static int write_flight(const struct fnp_raw_file *raw, const char *trace_path,
         r.count_only = 0;
         rc = fnp_profile_build(&names, &r, api);
     }
+    /* The run's metadata the snapshot has: the program (its first module) and process. */
+    char pid[32];
+    snprintf(pid, sizeof(pid), "%llu", (unsigned long long)raw->flight_pid);
+    if (!rc && raw->raw.nmods)
+        rc = fnp_profile_set_meta(&names, "program", raw->raw.mods[0].path);
+    if (!rc)
+        rc = fnp_profile_set_meta(&names, "pid", pid);
     if (!rc && !(is_region = calloc(names.nfuncs ? names.nfuncs : 1, 1)))
         rc = -ENOMEM;
     for (size_t i = 0; i < u && !rc; i++)
@@ -133,7 +141,11 @@ static int write_flight(const struct fnp_raw_file *raw, const char *trace_path,
                           .last = raw->flight_last,
                           .overwritten = raw->flight_overwritten};
     if (!rc)
-        rc = fnp_write_file_atomic(trace_path, fnp_trace_write_fn, &t);
+        rc = fnp_write_file_atomic(trace_path,
+                                   fnp_trace_path_is_perfetto(trace_path)
+                                       ? fnp_trace_write_pftrace_fn
+                                       : fnp_trace_write_fn,
+                                   &t);
     *ncalls = n;
     fnp_profile_free(&names);
     free(keys);

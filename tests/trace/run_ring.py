@@ -6,7 +6,7 @@ then that each thread's calls are exactly the last ones of the sequence the prog
 (ring_prog.c), that the file holds exactly N ended calls plus the calls still open, that the
 program's exit status or death signal is what it is without fnprof, and nothing on stdout.
 
-usage: run_ring.py --case NAME --lib-dir DIR --workdir DIR
+usage: run_ring.py --case NAME --lib-dir DIR --workdir DIR [--format json|pftrace]
 cases: exit, segv, abort, signal, api, memory, settings
 """
 import argparse
@@ -19,7 +19,10 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import read_pftrace  # noqa: E402
 SKIP = 77
+TRACE = None  # the file PROF_TRACE names (main)
 
 
 def fail(msg):
@@ -37,7 +40,7 @@ def run(exe, lib, work, args, env_extra=None):
     env = dict(os.environ)
     env.update(LD_PRELOAD=os.path.join(lib, "libfnprof.so"),
                PROF_OUTPUT=os.path.join(work, "out.prof"),
-               PROF_TRACE=os.path.join(work, "t.json"), PROF_QUIET="1")
+               PROF_TRACE=TRACE, PROF_QUIET="1")
     env.update(env_extra or {})
     r = subprocess.run([exe] + [str(a) for a in args], env=env, cwd=work,
                        capture_output=True, text=True, timeout=600)
@@ -72,17 +75,13 @@ def expected(calls, threads, mode, dump):
     return seqs, [], None
 
 
-def check_file(path, n, calls, threads, mode, dump, pid):
-    if not os.path.exists(path):
-        fail("%s: not written" % path)
+def load_json(path):
+    """otherData, thread names by tid, the calls (name, ts, dur, tid, at: file order), pid."""
     r = subprocess.run([sys.executable, "-B", os.path.join(HERE, "check_trace.py"), path],
                        capture_output=True, text=True)
     if r.returncode != 0:
         fail("check_trace.py: %s" % r.stderr.strip())
     d = json.load(open(path), parse_float=decimal.Decimal)  # exact: ties stay ties
-    other = d["otherData"]
-    if other.get("fnprof_flight_recording") is not True or other.get("fnprof_trace_last") != n:
-        fail("%s: otherData does not say it is a flight recording of %d: %r" % (path, n, other))
     names = {}
     for e in d["traceEvents"]:
         if e.get("ph") == "M" and e["name"] == "thread_name":
@@ -90,6 +89,46 @@ def check_file(path, n, calls, threads, mode, dump, pid):
     xs = [e for e in d["traceEvents"] if e.get("ph") == "X"]
     for i, e in enumerate(xs):
         e["at"] = i
+    return d["otherData"], names, xs, d["traceEvents"][0]["pid"]
+
+
+def load_pftrace(path):
+    """As load_json, from the independent Perfetto reader: nested slices, the run's instant."""
+    try:
+        tracks, slices, instants = read_pftrace.read(path)
+        read_pftrace.nest(slices)
+    except ValueError as e:
+        fail("%s: %s" % (path, e))
+    other = {}
+    for name, ann in instants:
+        if name == "fnprof: run":
+            other = {k: (True if v == "true" else int(v) if v.isdigit() else v)
+                     for k, v in ann.items()}
+    if "program" not in other:
+        fail("%s: no run metadata" % path)
+    pid = [t["pid"] for t in tracks.values() if t.get("kind") == "process"][0]
+    names = {t["tid"]: t["name"] for t in tracks.values() if t.get("kind") == "thread"}
+    xs, at = [], 0
+    for uuid, evs in slices.items():
+        stack = []
+        for ts, kind, name, _ in evs:
+            if kind == "B":
+                stack.append((ts, name, at))
+                at += 1
+            else:
+                t0, name, i = stack.pop()
+                xs.append({"name": name, "ts": t0, "dur": ts - t0, "tid": tracks[uuid]["tid"],
+                           "at": i})
+    return other, names, xs, pid
+
+
+def check_file(path, n, calls, threads, mode, dump):
+    if not os.path.exists(path):
+        fail("%s: not written" % path)
+    other, names, xs, pid = (load_pftrace if path.endswith(".pftrace") or
+                             path.endswith(".pftrace.dump") else load_json)(path)
+    if other.get("fnprof_flight_recording") is not True or other.get("fnprof_trace_last") != n:
+        fail("%s: it does not say it is a flight recording of %d: %r" % (path, n, other))
     if other["fnprof_flight_calls"] != len(xs):
         fail("fnprof_flight_calls %r, %d calls in the file" % (other["fnprof_flight_calls"], len(xs)))
     seqs, open_names, _ = expected(calls, threads, mode, dump)
@@ -139,6 +178,7 @@ def main():
     ap.add_argument("--case", required=True)
     ap.add_argument("--lib-dir", required=True)
     ap.add_argument("--workdir", required=True)
+    ap.add_argument("--format", default="json", choices=("json", "pftrace"))
     a = ap.parse_args()
     work = a.workdir
     os.makedirs(work, exist_ok=True)
@@ -146,7 +186,8 @@ def main():
         if os.path.isfile(f):
             os.unlink(f)
     exe = build(work)
-    trace = os.path.join(work, "t.json")
+    global TRACE
+    trace = TRACE = os.path.join(work, "t." + a.format)
     n, calls, threads = 10000, 30000, 2
     env = {"PROF_TRACE_LAST": str(n)}
 
@@ -179,7 +220,6 @@ def main():
                 ({"PROF_TRACE_LAST": "abc"}, "PROF_TRACE_LAST=abc: not a positive", None),
                 ({"PROF_TRACE_LAST": "0"}, "PROF_TRACE_LAST=0: not a positive", None),
                 ({"PROF_TRACE_LAST": "100", "PROF_TRACE": ""}, "needs PROF_TRACE=FILE", None),
-                ({"PROF_TRACE_LAST": "100", "PROF_TRACE": pf}, "is a Perfetto path", None),
                 ({"PROF_TRACE_LAST": "100", "PROF_TRACE_EVENTS": "5"},
                  "PROF_TRACE_EVENTS=5: PROF_TRACE_LAST=100 keeps the last calls", trace)):
             for f in (trace, pf):
@@ -190,8 +230,7 @@ def main():
             if r.returncode != 0 or len(lines) != 1 or line not in lines[0]:
                 fail("%r: status %d, stderr %r" % (extra, r.returncode, r.stderr))
             if written:
-                check_file(written, 100, 1000, 1, "exit", False,
-                           json.load(open(written))["traceEvents"][0]["pid"])
+                check_file(written, 100, 1000, 1, "exit", False)
             elif os.path.exists(trace) or os.path.exists(pf):
                 fail("%r: a trace was written" % (extra,))
         print("ok: every bad or conflicting setting said in one line")
@@ -202,18 +241,13 @@ def main():
     want = {"segv": -signal.SIGSEGV, "abort": -signal.SIGABRT}.get(a.case, 0)
     if r.returncode != want:
         fail("exit status %d, expected %d (as without fnprof): %s" % (r.returncode, want, r.stderr))
-    pid = None
     if a.case in ("signal", "api"):
-        d = json.load(open(trace + ".dump"))
-        pid = d["traceEvents"][0]["pid"]
-        k = check_file(trace + ".dump", n, calls, threads, a.case, True, pid)
-        k2 = check_file(trace, n, calls, threads, a.case, False, pid)
+        k = check_file(trace + ".dump", n, calls, threads, a.case, True)
+        k2 = check_file(trace, n, calls, threads, a.case, False)
         print("ok: %s: the dump holds the last %d calls (+%d open), the exit's the last %d "
               "after it" % (a.case, n, k - n, k2))
         return
-    d = json.load(open(trace))
-    pid = d["traceEvents"][0]["pid"]  # process_name's
-    k = check_file(trace, n, calls, threads, a.case, False, pid)
+    k = check_file(trace, n, calls, threads, a.case, False)
     print("ok: %s: status %d as without fnprof; the last %d calls of 2 threads (+%d open)"
           % (a.case, r.returncode, n, k - n))
 
