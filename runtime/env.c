@@ -32,7 +32,8 @@
  *   PROF_TRACE_BUFFER  MB of chunks a streamed trace (.pftrace) holds at most (default 64).
  *   PROF_TRACE_LAST  the flight recorder: the trace keeps only the last N calls (fixed
  *                memory), written at exit, on PROF_DUMP_SIGNAL, by fnprof_dump() and on a
- *                fatal signal (runtime/trace_ring.c); needs PROF_TRACE (a .json path).
+ *                fatal signal (runtime/trace_ring.c); needs PROF_TRACE, the file (JSON, or
+ *                Perfetto's for a .pftrace path).
  *   PROF_COMPENSATE  "1": the clock is read ordered (clock.c; peek.c binds the hook pair
  *                that does it) and the profile's times are compensated for the hooks' own
  *                cost (runtime/calibrate.c, docs/compensation.md); "0" or empty: not.

@@ -989,8 +989,8 @@ struct fnp_ring_calls {
     uint64_t overwritten; /* older calls overwritten in the pool */
     uint64_t not_kept;    /* calls not kept: every chunk was another thread's */
 };
-/* The window's calls that ended (the open ones are the caller's): every call that ended
- * after the newest overwritten one, the last `last` at most. 0 or -ENOMEM. */
+/* The calls the pool holds that ended after the newest overwritten one (the open ones
+ * are the caller's; the caller keeps the last `last` of them). 0 or -ENOMEM. */
 int fnp_ring_collect(struct fnp_ring_calls *out, uint64_t now);
 /* raw.c's writer, for the fatal path's records (async-signal-safe). */
 struct fnp_raw_out;

@@ -181,10 +181,10 @@ FNP_NOINSTR void fnp_ring_add_cold(struct fnp_thread *t, const struct fnp_node *
                                    uint64_t t1)
 {
     if (fnp_trace_put_cold(t, n, t0, t1) == 0)
-        return; /* a BASE or LONG record, with room for it */
-    lock_ring();
-    if (current(t))
+        return;     /* a BASE or LONG record, with room for it */
+    if (current(t)) /* the thread's name as the chunk is sealed: its track's */
         prctl(PR_GET_NAME, current(t)->name, 0, 0, 0);
+    lock_ring();
     seal(t);
     struct ring_chunk *c = take();
     if (c) {
@@ -317,7 +317,7 @@ static uint64_t window_cut(uint64_t now)
 /* ---- the exit, the dump signal and fnprof_dump: named here, written as JSON ---------- */
 
 struct collecting {
-    uint64_t cut;
+    uint64_t lost, older;
     struct fnp_ring_calls *out;
 };
 
@@ -325,30 +325,30 @@ static void collect_one(void *ctx, int tid, const char *name, const struct fnp_t
 {
     struct collecting *k = ctx;
     struct fnp_ring_calls *o = k->out;
-    if (r->t1 <= k->cut || o->n >= o->cap)
+    if (r->t1 <= k->lost || o->n >= o->cap) {
+        k->older++;
         return;
+    }
     o->calls[o->n++] = (struct fnp_ring_call){*r, tid, name};
 }
 
 int fnp_ring_collect(struct fnp_ring_calls *out, uint64_t now)
 {
-    lock_ring();
-    /* Threads recording meanwhile wait at their next chunk; their current chunks may
-     * grow while this reads them, as the exit trace's do. */
-    uint64_t cut = window_cut(now);
-    uint64_t lost = __atomic_load_n(&lost_until, __ATOMIC_ACQUIRE);
-    uint64_t held_older = count_after(lost) - count_after(cut); /* held, before the window */
-    struct collecting k = {cut, out};
-    out->cap = (size_t)count_after(cut) + pool_chunks; /* a few may end meanwhile */
+    (void)now;
+    /* Room for every record of the pool, taken before the lock (malloc may be slow). */
+    out->cap = pool_chunks * chunk_recs;
     out->calls = malloc(out->cap * sizeof(*out->calls));
     out->n = 0;
-    if (!out->calls) {
-        unlock_ring();
+    if (!out->calls)
         return -ENOMEM;
-    }
+    /* One pass under the lock: threads that fill a chunk meanwhile wait for it, so it is
+     * kept short; their current chunks may grow while read, as the exit trace's do. The
+     * caller sorts and keeps the last N (no bisection: memory is allowed here). */
+    lock_ring();
+    struct collecting k = {__atomic_load_n(&lost_until, __ATOMIC_ACQUIRE), 0, out};
     ring_calls(0, collect_one, &k);
     out->last = last_n;
-    out->overwritten = __atomic_load_n(&overwritten, __ATOMIC_RELAXED) + held_older;
+    out->overwritten = __atomic_load_n(&overwritten, __ATOMIC_RELAXED) + k.older;
     out->not_kept = no_chunk;
     unlock_ring();
     return 0;
