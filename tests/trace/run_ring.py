@@ -140,6 +140,8 @@ def check_file(path, n, calls, threads, mode, dump):
         if thread not in seqs:
             fail("a call on thread %r (%s), which the program does not have" % (tid, thread))
         by_thread.setdefault(thread, []).append(e)
+    if open_names and "main" not in by_thread:
+        fail("%s: no call on the main thread, where %r were open" % (path, open_names))
     ended_total = 0
     for thread, evs in by_thread.items():
         # the order they ended: by end, a callee before its caller when they end together
