@@ -172,8 +172,10 @@ static struct ring_chunk *take(void)
     if (c->last > lost_until)
         __atomic_store_n(&lost_until, c->last, __ATOMIC_RELEASE);
     __atomic_store_n(&overwritten, overwritten + c->calls, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&c->gen, 1, __ATOMIC_ACQ_REL);
+    /* Emptied, then a new generation: a reader without the lock that sees the new one
+     * sees it empty (chunk_calls). */
     __atomic_store_n(&c->n, 0, __ATOMIC_RELEASE);
+    __atomic_add_fetch(&c->gen, 1, __ATOMIC_ACQ_REL);
     return c;
 }
 
@@ -233,13 +235,27 @@ void fnp_ring_after_fork(void)
  */
 typedef void (*call_fn)(void *ctx, int tid, const char *name, const struct fnp_trace_rec *r);
 
-static void chunk_calls(const struct ring_chunk *c, size_t used, const char *name, int copy,
+/* The calls of c: a sealed chunk (owner NULL), or owner's current one. Its size is read
+ * after its generation, so that a copy of a chunk recycled meanwhile is always noticed:
+ * take() empties a chunk before it bumps the generation, and its new owner writes only
+ * after. */
+static void chunk_calls(const struct ring_chunk *c, const struct fnp_thread *owner, int copy,
                         call_fn fn, void *ctx)
 {
     uint64_t gen = __atomic_load_n(&c->gen, __ATOMIC_ACQUIRE);
-    if (copy) {
-        if (used > chunk_recs)
+    size_t used;
+    if (owner) {
+        const struct fnp_trace_ev *cur = __atomic_load_n(&owner->trace_cur, __ATOMIC_ACQUIRE);
+        if (current(owner) != c || cur < c->recs || cur > c->recs + chunk_recs)
             return;
+        used = (size_t)(cur - c->recs);
+    } else {
+        used = __atomic_load_n(&c->n, __ATOMIC_ACQUIRE);
+    }
+    if (used > chunk_recs)
+        return;
+    const char *name = owner ? NULL : c->name;
+    if (copy) {
         memcpy(scratch, c, offsetof(struct ring_chunk, recs) + used * sizeof(c->recs[0]));
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         if (__atomic_load_n(&c->gen, __ATOMIC_ACQUIRE) != gen)
@@ -264,16 +280,14 @@ static void ring_calls(int copy, call_fn fn, void *ctx)
     size_t ns = __atomic_load_n(&nsealed, __ATOMIC_ACQUIRE);
     for (size_t i = 0; i < ns && i < pool_chunks; i++) {
         uint32_t idx = __atomic_load_n(&sealed[(head + i) % pool_chunks], __ATOMIC_RELAXED);
-        if (idx >= pool_chunks)
-            continue;
-        const struct ring_chunk *c = chunk_at(idx);
-        chunk_calls(c, __atomic_load_n(&c->n, __ATOMIC_ACQUIRE), c->name, copy, fn, ctx);
+        if (idx < pool_chunks)
+            chunk_calls(chunk_at(idx), NULL, copy, fn, ctx);
     }
     for (struct fnp_thread *t = fnp_thread_list(); t; t = t->next) {
-        struct fnp_trace_ev *cur = __atomic_load_n(&t->trace_cur, __ATOMIC_ACQUIRE);
         const struct ring_chunk *c = current(t);
-        if (c && cur >= c->recs && cur <= c->recs + chunk_recs)
-            chunk_calls(c, (size_t)(cur - c->recs), NULL, copy, fn, ctx);
+        if (c && (const unsigned char *)c >= pool &&
+            (const unsigned char *)c < pool + pool_chunks * stride)
+            chunk_calls(c, t, copy, fn, ctx);
     }
 }
 
