@@ -660,22 +660,21 @@ static size_t track_of(struct fnp_trace_track *tr, char (*nm)[16], size_t *nt, i
 /* The flight recording to PROF_TRACE: at exit, on PROF_DUMP_SIGNAL, from fnprof_dump. The
  * window's calls (trace_ring.c), the calls still open ending now; named as the exit trace
  * names its calls, written by the same writer. */
-static int write_ring(const char *path, uint64_t now, size_t *ncalls, struct fnp_ring_calls *rc_out)
+static int write_ring(const char *path, uint64_t now, size_t *ncalls, struct fnp_ring_calls *w)
 {
-    struct fnp_ring_calls *rc = rc_out;
-    *rc = (struct fnp_ring_calls){0};
-    int rc_ = fnp_ring_collect(rc, now);
-    if (rc_)
-        return rc_;
-    qsort(rc->calls, rc->n, sizeof(*rc->calls), by_end);
-    /* Threads that ran on meanwhile may have ended a few more: the last N stay. */
-    size_t from = rc->n > rc->last ? rc->n - (size_t)rc->last : 0;
-    rc->overwritten += from;
+    *w = (struct fnp_ring_calls){0};
+    int err = fnp_ring_collect(w, now);
+    if (err)
+        return err;
+    qsort(w->calls, w->n, sizeof(*w->calls), by_end);
+    /* The pool holds N calls and some chunks more: the N that ended last stay. */
+    size_t from = w->n > w->last ? w->n - (size_t)w->last : 0;
+    w->overwritten += from;
     size_t nopen = 0, nthreads = 0;
     for (struct fnp_thread *t = fnp_thread_list(); t; t = t->next, nthreads++)
         if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE))
             nopen += __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
-    size_t cap = rc->n - from + nopen, maxtracks = rc->n - from + nthreads;
+    size_t cap = w->n - from + nopen, maxtracks = w->n - from + nthreads;
     struct fnp_trace_event *ev = malloc((cap ? cap : 1) * sizeof(*ev));
     const struct fnp_node **nd = malloc((cap ? cap : 1) * sizeof(*nd));
     struct fnp_trace_track *tr = calloc(maxtracks ? maxtracks : 1, sizeof(*tr));
@@ -683,17 +682,17 @@ static int write_ring(const char *path, uint64_t now, size_t *ncalls, struct fnp
     uint8_t *is_region = NULL;
     struct fnp_profile prof;
     fnp_profile_init(&prof);
-    int rc2 = ev && nd && tr && nm ? 0 : -ENOMEM;
+    err = ev && nd && tr && nm ? 0 : -ENOMEM;
     size_t k = 0, nt = 0;
-    for (size_t i = from; i < rc->n && !rc2; i++) {
-        const struct fnp_ring_call *c = &rc->calls[i];
+    for (size_t i = from; i < w->n && !err; i++) {
+        const struct fnp_ring_call *c = &w->calls[i];
         if (!c->rec.node || fnp_key_is_ghost(c->rec.node->fn))
             continue;
         size_t track = track_of(tr, nm, &nt, c->tid, c->name);
         ev[k] = (struct fnp_trace_event){since(c->rec.t0), since(c->rec.t1), 0, (uint32_t)track};
         nd[k++] = c->rec.node;
     }
-    for (struct fnp_thread *t = fnp_thread_list(); t && !rc2; t = t->next) {
+    for (struct fnp_thread *t = fnp_thread_list(); t && !err; t = t->next) {
         if (!__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE))
             continue;
         char name[16];
@@ -709,8 +708,8 @@ static int write_ring(const char *path, uint64_t now, size_t *ncalls, struct fnp
             nd[k++] = node;
         }
     }
-    if (!rc2)
-        rc2 = name_events(&prof, ev, nd, k, &is_region);
+    if (!err)
+        err = name_events(&prof, ev, nd, k, &is_region);
     char exe[256];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     exe[len > 0 ? len : 0] = 0;
@@ -724,12 +723,12 @@ static int write_ring(const char *path, uint64_t now, size_t *ncalls, struct fnp
                           .pid = (int)getpid(),
                           .process = base ? base + 1 : exe,
                           .tick_seconds = fnp_clock_tick_seconds(),
-                          .dropped = rc->not_kept,
-                          .limit = rc->last,
-                          .last = rc->last,
-                          .overwritten = rc->overwritten};
-    if (!rc2)
-        rc2 = fnp_write_file_atomic(
+                          .dropped = w->not_kept,
+                          .limit = w->last,
+                          .last = w->last,
+                          .overwritten = w->overwritten};
+    if (!err)
+        err = fnp_write_file_atomic(
             path,
             fnp_trace_path_is_perfetto(path) ? fnp_trace_write_pftrace_fn : fnp_trace_write_fn, &t);
     *ncalls = k;
@@ -739,9 +738,9 @@ static int write_ring(const char *path, uint64_t now, size_t *ncalls, struct fnp
     free(tr);
     free(nm);
     free(is_region);
-    free(rc->calls);
-    rc->calls = NULL;
-    return rc2;
+    free(w->calls);
+    w->calls = NULL;
+    return err;
 }
 
 void fnp_trace_dump(int quiet)
