@@ -54,6 +54,7 @@ struct ring_chunk {
     uint64_t last;  /* sealed: when its last call ended */
     uint32_t n;     /* sealed: records in use */
     uint32_t calls; /* sealed: calls among them (BASE and LONG records are not) */
+    uint32_t extra; /* owner: BASE and LONG records in it */
     int tid;        /* the thread that filled it */
     char name[16];  /* its name when the chunk was sealed */
     struct fnp_trace_ev recs[];
@@ -147,12 +148,9 @@ static void seal(struct fnp_thread *t)
         free_stack[nfree++] = idx;
         return;
     }
-    uint32_t calls = 0;
-    for (size_t i = 0; i < used; i++)
-        calls += c->recs[i].node != FNP_TRACE_BASE && c->recs[i].node != FNP_TRACE_LONG;
     /* The last record is a call's (BASE and LONG ones come before their call). */
     c->last = t->trace_base + c->recs[used - 1].end;
-    c->calls = calls;
+    c->calls = (uint32_t)used - c->extra;
     __atomic_store_n(&c->n, (uint32_t)used, __ATOMIC_RELEASE);
     sealed[(seal_head + nsealed) % pool_chunks] = idx;
     __atomic_store_n(&nsealed, nsealed + 1, __ATOMIC_RELEASE);
@@ -179,11 +177,21 @@ static struct ring_chunk *take(void)
     return c;
 }
 
+/* The BASE and LONG records fnp_trace_put_cold writes before the call of t0 to t1. */
+static uint32_t extra_for(const struct fnp_thread *t, uint64_t t0, uint64_t t1)
+{
+    return ((t1 - t->trace_base) >> 32 != 0) + ((t1 - t0) >> 32 != 0);
+}
+
 FNP_NOINSTR void fnp_ring_add_cold(struct fnp_thread *t, const struct fnp_node *n, uint64_t t0,
                                    uint64_t t1)
 {
-    if (fnp_trace_put_cold(t, n, t0, t1) == 0)
-        return;     /* a BASE or LONG record, with room for it */
+    /* Counted as written, so that sealing a chunk needs no pass over it. */
+    uint32_t extra = extra_for(t, t0, t1);
+    if (fnp_trace_put_cold(t, n, t0, t1) == 0) {
+        current(t)->extra += extra; /* a BASE or LONG record, with room for it */
+        return;
+    }
     if (current(t)) /* the thread's name as the chunk is sealed: its track's */
         prctl(PR_GET_NAME, current(t)->name, 0, 0, 0);
     lock_ring();
@@ -192,6 +200,7 @@ FNP_NOINSTR void fnp_ring_add_cold(struct fnp_thread *t, const struct fnp_node *
     if (c) {
         c->tid = t->tid;
         c->base = t1;
+        c->extra = 0;
         t->trace_base = t1;
         t->trace_cur = c->recs;
         t->trace_end = c->recs + chunk_recs;
@@ -199,8 +208,10 @@ FNP_NOINSTR void fnp_ring_add_cold(struct fnp_thread *t, const struct fnp_node *
         no_chunk++;
     }
     unlock_ring();
-    if (c)
+    if (c) {
+        c->extra = extra_for(t, t0, t1); /* a LONG record at most: the base is t1 */
         fnp_trace_put_cold(t, n, t0, t1);
+    }
 }
 
 void fnp_ring_thread_ended(struct fnp_thread *t)
