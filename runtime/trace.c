@@ -660,7 +660,8 @@ static size_t track_of(struct fnp_trace_track *tr, char (*nm)[16], size_t *nt, i
 /* The flight recording to PROF_TRACE: at exit, on PROF_DUMP_SIGNAL, from fnprof_dump. The
  * window's calls (trace_ring.c), the calls still open ending now; named as the exit trace
  * names its calls, written by the same writer. */
-static int write_ring(const char *path, uint64_t now, size_t *ncalls, struct fnp_ring_calls *w)
+static int write_ring(const char *path, uint64_t now, size_t *nended, size_t *nopen_out,
+                      struct fnp_ring_calls *w)
 {
     *w = (struct fnp_ring_calls){0};
     int err = fnp_ring_collect(w, now);
@@ -692,6 +693,7 @@ static int write_ring(const char *path, uint64_t now, size_t *ncalls, struct fnp
         ev[k] = (struct fnp_trace_event){since(c->rec.t0), since(c->rec.t1), 0, (uint32_t)track};
         nd[k++] = c->rec.node;
     }
+    *nended = k;
     for (struct fnp_thread *t = fnp_thread_list(); t && !err; t = t->next) {
         if (!__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE))
             continue;
@@ -731,7 +733,7 @@ static int write_ring(const char *path, uint64_t now, size_t *ncalls, struct fnp
         err = fnp_write_file_atomic(
             path,
             fnp_trace_path_is_perfetto(path) ? fnp_trace_write_pftrace_fn : fnp_trace_write_fn, &t);
-    *ncalls = k;
+    *nopen_out = k - *nended;
     fnp_profile_free(&prof);
     free(ev);
     free(nd);
@@ -748,14 +750,15 @@ void fnp_trace_dump(int quiet)
     if (!fnp_ring)
         return;
     char *path = fnp_env_path(fnp_config.trace, 0);
-    size_t n = 0;
+    size_t n = 0, open = 0;
     struct fnp_ring_calls info;
-    int rc = path ? write_ring(path, fnp_clock_now(), &n, &info) : -ENOMEM;
+    int rc = path ? write_ring(path, fnp_clock_now(), &n, &open, &info) : -ENOMEM;
     if (rc)
         fnp_log("%s: cannot write the flight recording: %s", path ? path : fnp_config.trace,
                 fnp_write_file_strerror(rc));
     else if (!quiet)
-        fnp_log("wrote %s (flight recording: the last %zu calls; %llu older ones overwritten)",
-                path, n, (unsigned long long)info.overwritten);
+        fnp_log("wrote %s (flight recording: the last %zu calls, %zu still running; %llu older "
+                "ones overwritten)",
+                path, n, open, (unsigned long long)info.overwritten);
     free(path);
 }

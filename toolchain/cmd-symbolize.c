@@ -207,7 +207,7 @@ static int symbolize(const char *raw_path, const char *output, const char *trace
             rc = trc;
         } else if (!quiet) {
             fnp_cli_error(NULL,
-                          "wrote %s (flight recording: the last %zu calls; %llu "
+                          "wrote %s (flight recording: %zu calls, the open ones included; %llu "
                           "older ones overwritten)",
                           trace, calls, (unsigned long long)raw.flight_overwritten);
         }
