@@ -968,8 +968,6 @@ void fnp_trace_after_fork(void);
 extern int fnp_ring;
 /* At load: maps the pool for the last calls; 0 or -errno (said; then no trace). */
 int fnp_ring_init(uint64_t last);
-/* The pool's size in bytes. */
-uint64_t fnp_ring_bytes(void);
 /* fnp_trace_add's cold path with PROF_TRACE_LAST: seals the full chunk, takes another. */
 void fnp_ring_add_cold(struct fnp_thread *t, const struct fnp_node *n, uint64_t t0, uint64_t t1);
 /* A thread ends: its chunk is sealed, with its name; t keeps no chunk. */

@@ -756,6 +756,11 @@ void fnp_trace_dump(int quiet)
     if (rc)
         fnp_log("%s: cannot write the flight recording: %s", path ? path : fnp_config.trace,
                 fnp_write_file_strerror(rc));
+    else if (info.not_kept) /* never silent, as the exit trace's drops */
+        fnp_log("%s: the flight recording holds the last %zu calls; %llu were not traced: "
+                "every chunk was another thread's (more threads at once than PROF_TRACE_LAST "
+                "has room for)",
+                path, n, (unsigned long long)info.not_kept);
     else if (!quiet)
         fnp_log("wrote %s (flight recording: the last %zu calls, %zu still running; %llu older "
                 "ones overwritten)",

@@ -42,9 +42,9 @@
 
 #include "runtime.h"
 
-#define RESERVE 8             /* chunks for threads recording at once, beyond N's */
-#define MAX_CHUNK_RECS 4096   /* 64 KiB: a thread's cold path once per 4096 calls at most */
-#define MIN_CHUNK_RECS 64     /* and chunks of no fewer calls */
+#define RESERVE 32            /* chunks for threads recording at once, beyond N's */
+#define MAX_CHUNK_RECS 4096   /* 64 KiB: larger chunks would make the window coarser, not faster */
+#define MIN_CHUNK_RECS 64     /* smaller ones would send the exit hook to the cold path often */
 #define CHUNKS_FOR_N 16       /* N's calls over at least this many chunks: the granularity */
 #define MAX_LAST (1ull << 28) /* 4 GiB of records: more is a mistake */
 
@@ -68,7 +68,7 @@ static unsigned char *pool;
  * queue of pool_chunks slots), the newest end overwritten and the calls overwritten. */
 static uint32_t *free_stack, *sealed;
 static size_t nfree, seal_head, nsealed;
-static uint64_t lost_until, overwritten, no_chunk;
+static uint64_t lost_until, overwritten;
 static int ring_lock;
 /* The fatal path's copy of one chunk, mapped at load. */
 static struct ring_chunk *scratch;
@@ -116,11 +116,6 @@ int fnp_ring_init(uint64_t last)
     last_n = last;
     fnp_ring = 1;
     return 0;
-}
-
-uint64_t fnp_ring_bytes(void)
-{
-    return (uint64_t)pool_chunks * stride;
 }
 
 static void lock_ring(void)
@@ -192,8 +187,15 @@ FNP_NOINSTR void fnp_ring_add_cold(struct fnp_thread *t, const struct fnp_node *
         current(t)->extra += extra; /* a BASE or LONG record, with room for it */
         return;
     }
-    if (current(t)) /* the thread's name as the chunk is sealed: its track's */
+    if (current(t)) { /* the thread's name as the chunk is sealed: its track's */
         prctl(PR_GET_NAME, current(t)->name, 0, 0, 0);
+    } else if (!__atomic_load_n(&nfree, __ATOMIC_RELAXED) &&
+               !__atomic_load_n(&nsealed, __ATOMIC_RELAXED)) {
+        /* Every chunk is another thread's: this thread comes here at each call until one
+         * is sealed, so it must not take the lock to learn it. */
+        __atomic_store_n(&t->trace_dropped, t->trace_dropped + 1, __ATOMIC_RELAXED);
+        return;
+    }
     lock_ring();
     seal(t);
     struct ring_chunk *c = take();
@@ -205,7 +207,7 @@ FNP_NOINSTR void fnp_ring_add_cold(struct fnp_thread *t, const struct fnp_node *
         t->trace_cur = c->recs;
         t->trace_end = c->recs + chunk_recs;
     } else {
-        no_chunk++;
+        __atomic_store_n(&t->trace_dropped, t->trace_dropped + 1, __ATOMIC_RELAXED);
     }
     unlock_ring();
     if (c) {
@@ -232,11 +234,20 @@ void fnp_ring_after_fork(void)
         free_stack[i] = (uint32_t)(pool_chunks - 1 - i);
     nfree = pool_chunks;
     seal_head = nsealed = 0;
-    lost_until = overwritten = no_chunk = 0;
+    lost_until = overwritten = 0;
     ring_lock = 0;
 }
 
 /* ---- reading the ring ------------------------------------------------------------------ */
+
+/* Calls no chunk could take, over all threads (each counts its own: no shared line). */
+static uint64_t not_kept(void)
+{
+    uint64_t n = 0;
+    for (struct fnp_thread *t = fnp_thread_list(); t; t = t->next)
+        n += __atomic_load_n(&t->trace_dropped, __ATOMIC_RELAXED);
+    return n;
+}
 
 /*
  * Calls each call the ring holds, sealed chunks oldest first then the threads' chunks, with
@@ -374,7 +385,7 @@ int fnp_ring_collect(struct fnp_ring_calls *out, uint64_t now)
     ring_calls(0, collect_one, &k);
     out->last = last_n;
     out->overwritten = __atomic_load_n(&overwritten, __ATOMIC_RELAXED) + k.older;
-    out->not_kept = no_chunk;
+    out->not_kept = not_kept();
     unlock_ring();
     return 0;
 }
@@ -476,7 +487,7 @@ void fnp_ring_put_raw(struct fnp_raw_out *o, uint64_t now)
     fnp_raw_put(o, "W", 1);
     fnp_raw_put_u64(o, last_n);
     fnp_raw_put_u64(o, __atomic_load_n(&overwritten, __ATOMIC_RELAXED) + held_older);
-    fnp_raw_put_u64(o, __atomic_load_n(&no_chunk, __ATOMIC_RELAXED));
+    fnp_raw_put_u64(o, not_kept());
     fnp_raw_put_u64(o, fnp_clock_origin());
     fnp_raw_put_u64(o, (uint64_t)getpid());
 }
