@@ -77,6 +77,7 @@ fnp_ring_case(trace.ring.dump_signal signal)
 fnp_ring_case(trace.ring.fnprof_dump api)
 fnp_ring_case(trace.ring.memory memory)
 fnp_ring_case(trace.ring.settings settings)
+fnp_ring_case(trace.ring.many_threads many)
 # The same endings written as Perfetto files, read by the independent reader.
 fnp_ring_case(trace.ring.pftrace.exit exit --format pftrace)
 fnp_ring_case(trace.ring.pftrace.sigsegv segv --format pftrace)

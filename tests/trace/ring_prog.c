@@ -1,12 +1,12 @@
 /* A program for the flight recorder's tests (run_ring.py): a known sequence of calls, so
  * that the last ones are known, then an ending the test picks. Built -finstrument-functions.
  *   ring_prog CALLS THREADS MODE TRACE [HWM_FILE]
- * Main, inside run(), makes CALLS calls w<i % 7>(i), each calling leaf(); with THREADS 2, a
- * thread "worker" first makes CALLS calls a<i % 5>(i), each calling leafa(), and main joins
- * it before its ending. MODE: exit; segv; abort; signal (PROF_DUMP_SIGNAL=USR2 sent to
- * itself from dump_signal(), which waits for TRACE and moves it to TRACE.dump); api
- * (fnprof_dump() from dump_api(), TRACE moved the same way). After signal and api, 100
- * calls after(), then exit. Writes VmHWM to HWM_FILE at the end. Prints nothing. */
+ * Main, inside run(), makes CALLS calls w<i % 7>(i), each calling leaf(); meanwhile THREADS
+ * - 1 threads "worker" (64 in all at most) each make CALLS calls a<i % 5>(i), each calling
+ * leafa(), and main joins them before its ending. MODE: exit; segv; abort; signal
+ * (PROF_DUMP_SIGNAL=USR2 sent to itself from dump_signal(), which waits for TRACE and moves it to
+ * TRACE.dump); api (fnprof_dump() from dump_api(), TRACE moved the same way). After signal and api,
+ * 100 calls after(), then exit. Writes VmHWM to HWM_FILE at the end. Prints nothing. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -39,7 +39,9 @@ __attribute__((noinline)) static void leafa(long i)
         leaf(i);                                                                                   \
     }
 W(0)
-W(1) W(2) W(3) W(4) W(5) W(6)
+W(1)
+W(2)
+W(3) W(4) W(5) W(6)
 #define A(k)                                                                                       \
     __attribute__((noinline)) static void a##k(long i)                                             \
     {                                                                                              \
@@ -55,9 +57,12 @@ __attribute__((noinline)) static void after(long i)
     sink += i;
 }
 
+static pthread_barrier_t start; /* the workers start their calls together */
+
 static void *worker(void *arg)
 {
     (void)arg;
+    pthread_barrier_wait(&start);
     for (long i = 0; i < calls; i++)
         as[i % 5](i);
     return NULL;
@@ -115,15 +120,18 @@ NOI static void hwm(const char *path)
 
 __attribute__((noinline)) static void run(const char *mode, int threads)
 {
-    pthread_t t;
-    if (threads > 1) {
-        pthread_create(&t, NULL, worker, NULL);
-        pthread_setname_np(t, "worker");
+    pthread_t t[64];
+    threads = threads < 1 ? 1 : threads > 64 ? 64 : threads;
+    if (threads > 1)
+        pthread_barrier_init(&start, NULL, (unsigned)threads - 1);
+    for (int k = 0; k < threads - 1; k++) {
+        pthread_create(&t[k], NULL, worker, NULL);
+        pthread_setname_np(t[k], "worker");
     }
     for (long i = 0; i < calls; i++)
         ws[i % 7](i);
-    if (threads > 1)
-        pthread_join(t, NULL);
+    for (int k = 0; k < threads - 1; k++)
+        pthread_join(t[k], NULL);
     if (strcmp(mode, "segv") == 0 || strcmp(mode, "abort") == 0)
         die(mode);
     if (strcmp(mode, "signal") == 0)
