@@ -642,6 +642,9 @@ struct fnp_trace {
     double tick_seconds;
     uint64_t dropped; /* calls left out: the event limit was reached */
     uint64_t limit;   /* PROF_TRACE_EVENTS */
+    /* PROF_TRACE_LAST's flight recording (0: not one): its N, and the older calls it
+     * no longer holds (said in otherData). */
+    uint64_t last, overwritten;
 };
 
 /* Writes t as Chrome trace event JSON (docs/trace.md): per track, calls by start, a
@@ -650,6 +653,13 @@ struct fnp_trace {
 int fnp_trace_write(struct fnp_sink *s, const struct fnp_trace *t);
 /* fnp_trace_write as an fnp_write_fn for fnp_write_file_atomic; trace the struct fnp_trace. */
 int fnp_trace_write_fn(struct fnp_sink *s, void *trace);
+/* trace_pftrace.c: t as a Perfetto protobuf trace (perfetto.c's packets, one sequence per
+ * track, slices nested by time; the metadata and the flight recording's numbers in the
+ * instant "fnprof: run"). Returns s->err: -EINVAL as fnp_trace_write, -ENOMEM. */
+int fnp_trace_write_pftrace(struct fnp_sink *s, const struct fnp_trace *t);
+int fnp_trace_write_pftrace_fn(struct fnp_sink *s, void *trace);
+/* Whether path names a Perfetto file (.pftrace, .perfetto-trace). */
+int fnp_trace_path_is_perfetto(const char *path);
 
 /* ---- marshal_read.c: Python's marshal format, any version CPython 3 writes ----------- */
 
@@ -753,6 +763,15 @@ const char *fnp_marshal_kind_name(unsigned kind);
  *                                                     off parent_id's own time (if a node);
  *                                                     flags: FNP_OPEN_* for target_id
  *   'O' id ticks                                      an open call of node or link id
+ *   'F' tid fn t0 t1                                  PROF_TRACE_LAST: a call of the flight
+ *                                                     recording (fn: its key, t0 and t1 in
+ *                                                     ticks), a thread's in the order they
+ *                                                     ended, calls still open last
+ *   'K' tid name_len name[name_len]                   the name of a thread of 'F' records (the
+ *                                                     last 'K' of a tid wins)
+ *   'W' last overwritten not_kept origin pid          the flight recording's numbers: N, the
+ *                                                     older calls it lost, the calls no chunk
+ *                                                     held, the ticks of time 0, the process
  *   'E' dropped unmatched threads merged max_nodes    the end: a file without it is cut short
  * A reader refuses a record type it does not know, with its offset: a record added later
  * (as 'R' was) keeps the magic, since no older reader can misread the file.
@@ -766,6 +785,19 @@ struct fnp_raw_file {
     struct fnp_raw_region *regions;
     char *paths; /* the modules' paths, the regions' files and names */
     uint64_t dropped, unmatched, threads_seen;
+    /* PROF_TRACE_LAST's flight recording, when the file has a 'W' record (flight_seen). */
+    struct fnp_raw_flight_call {
+        int64_t tid;
+        uint64_t fn, t0, t1;
+    } * flight;
+    size_t nflight;
+    struct fnp_raw_flight_track {
+        int64_t tid;
+        const char *name; /* in paths */
+    } * flight_tracks;
+    size_t nflight_tracks;
+    int flight_seen;
+    uint64_t flight_last, flight_overwritten, flight_not_kept, flight_origin, flight_pid;
 };
 
 /* Reads a raw snapshot. Returns 0, or -EINVAL (malformed or cut short: why says where and

@@ -94,6 +94,8 @@ struct link {
 #define NODE_BYTES 41
 #define MODULE_BYTES 41
 #define REGION_BYTES 25
+#define FLIGHT_BYTES 33 /* 'F' */
+#define TRACK_BYTES 17  /* 'K' */
 
 int fnp_raw_read(struct fnp_raw_file *f, const void *data, size_t len, char *why, size_t whylen)
 {
@@ -125,10 +127,14 @@ int fnp_raw_read(struct fnp_raw_file *f, const void *data, size_t len, char *why
     f->mods = malloc((max_mods ? max_mods : 1) * sizeof(*f->mods));
     f->regions = malloc((max_regions ? max_regions : 1) * sizeof(*f->regions));
     f->paths = malloc(len);
+    size_t max_flight = len / FLIGHT_BYTES, max_tracks = len / TRACK_BYTES;
+    f->flight = malloc((max_flight ? max_flight : 1) * sizeof(*f->flight));
+    f->flight_tracks = malloc((max_tracks ? max_tracks : 1) * sizeof(*f->flight_tracks));
     size_t n = 0, nmods = 0, nregions = 0, paths_used = 0, sorted = 0, thread_first = 0;
     uint32_t thread = 0;
     int in_thread = 0, rc = 0, ended = 0;
-    if (!f->nodes || !ids || !path || !node_id || !links || !f->mods || !f->regions || !f->paths) {
+    if (!f->nodes || !ids || !path || !node_id || !links || !f->mods || !f->regions || !f->paths ||
+        !f->flight || !f->flight_tracks) {
         rc = -ENOMEM;
         goto out;
     }
@@ -252,6 +258,40 @@ int fnp_raw_read(struct fnp_raw_file *f, const void *data, size_t len, char *why
             fnp_raw_add_link(f->nodes, l->target, l->parent, 0, v[1], l->flags);
             break;
         }
+        case 'F':
+            for (int i = 0; i < 4 && !rc; i++)
+                rc = u64(&r, &v[i]);
+            if (!rc && (f->nflight >= max_flight || (v[1] & FNP_ADDR_MASK) == 0 || v[2] > v[3]))
+                rc = bad(&r, "bad flight recording call (address %#llx)", (unsigned long long)v[1]);
+            if (!rc)
+                f->flight[f->nflight++] =
+                    (struct fnp_raw_flight_call){(int64_t)v[0], v[1], v[2], v[3]};
+            break;
+        case 'K': {
+            struct fnp_raw_flight_track *k = &f->flight_tracks[f->nflight_tracks];
+            rc = u64(&r, &v[0]);
+            if (!rc && f->nflight_tracks >= max_tracks)
+                rc = bad(&r, "too many thread names");
+            if (!rc)
+                rc = str(&r, f->paths, &paths_used, &k->name);
+            if (rc)
+                break;
+            k->tid = (int64_t)v[0];
+            f->nflight_tracks++;
+            break;
+        }
+        case 'W':
+            for (int i = 0; i < 5 && !rc; i++)
+                rc = u64(&r, &v[i]);
+            if (rc)
+                break;
+            f->flight_seen = 1;
+            f->flight_last = v[0];
+            f->flight_overwritten = v[1];
+            f->flight_not_kept = v[2];
+            f->flight_origin = v[3];
+            f->flight_pid = v[4];
+            break;
         case 'E':
             for (int i = 0; i < 5 && !rc; i++)
                 rc = u64(&r, &v[i]);
@@ -296,5 +336,7 @@ void fnp_raw_file_free(struct fnp_raw_file *f)
     free(f->mods);
     free(f->regions);
     free(f->paths);
+    free(f->flight);
+    free(f->flight_tracks);
     memset(f, 0, sizeof(*f));
 }

@@ -21,6 +21,10 @@
  * never holds a key twice (JSON readers disagree about which one wins). */
 #define KEY_LIMIT "fnprof_events_limit"
 #define KEY_DROPPED "fnprof_events_dropped"
+#define KEY_FLIGHT "fnprof_flight_recording"
+#define KEY_LAST "fnprof_trace_last"
+#define KEY_CALLS "fnprof_flight_calls"
+#define KEY_OVERWRITTEN "fnprof_flight_overwritten"
 
 static uint64_t end_of(const struct fnp_trace_event *e)
 {
@@ -209,8 +213,9 @@ static void put_dropped(struct fnp_sink *s, const struct fnp_trace *t, const uin
         }
     }
     char name[128];
-    snprintf(name, sizeof(name), "fnprof: %llu calls not traced (PROF_TRACE_EVENTS=%llu)",
-             (unsigned long long)t->dropped, (unsigned long long)t->limit);
+    snprintf(name, sizeof(name), "fnprof: %llu calls not traced (%s=%llu)",
+             (unsigned long long)t->dropped, t->last ? "PROF_TRACE_LAST" : "PROF_TRACE_EVENTS",
+             (unsigned long long)t->limit);
     fnp_sink_puts(s, ",\n{\"name\":");
     fnp_json_string(s, name);
     char ts[32];
@@ -226,13 +231,21 @@ static void put_other_data(struct fnp_sink *s, const struct fnp_trace *t)
     const struct fnp_profile *p = t->prof;
     for (size_t i = 0; i < p->nmeta; i++) {
         const char *key = p->meta[i].key;
-        if (!strcmp(key, KEY_LIMIT) || !strcmp(key, KEY_DROPPED))
+        if (!strcmp(key, KEY_LIMIT) || !strcmp(key, KEY_DROPPED) ||
+            (t->last && (!strcmp(key, KEY_FLIGHT) || !strcmp(key, KEY_LAST) ||
+                         !strcmp(key, KEY_CALLS) || !strcmp(key, KEY_OVERWRITTEN))))
             continue;
         fnp_json_string(s, key);
         fnp_sink_puts(s, ":");
         fnp_json_string(s, p->meta[i].value);
         fnp_sink_puts(s, ",");
     }
+    if (t->last) /* a flight recording: what it holds of the run */
+        fnp_sink_printf(s,
+                        "\"" KEY_FLIGHT "\":true,\"" KEY_LAST "\":%llu,\"" KEY_CALLS
+                        "\":%zu,\"" KEY_OVERWRITTEN "\":%llu,",
+                        (unsigned long long)t->last, t->nevents,
+                        (unsigned long long)t->overwritten);
     /* Always there, 0 included: a reader tells "nothing dropped" from "an older file". */
     fnp_sink_printf(s, "\"" KEY_LIMIT "\":%llu,\"" KEY_DROPPED "\":%llu}",
                     (unsigned long long)t->limit, (unsigned long long)t->dropped);

@@ -262,6 +262,8 @@ int fnp_control_dump(const char *path, int quiet)
         return -ENODATA; /* nothing was ever recorded */
     int cancel = lock_control();
     int rc = dump_locked(path, 0, quiet, 0);
+    if (fnp_ring)
+        fnp_trace_dump(quiet); /* the flight recording too (PROF_TRACE_LAST) */
     unlock_control(cancel);
     return rc;
 }

@@ -30,6 +30,10 @@
  *   PROF_TRACE   also write a Chrome trace of every call to this path (docs/trace.md).
  *   PROF_TRACE_EVENTS  calls the trace keeps at most (default 1000000, 24 bytes each).
  *   PROF_TRACE_BUFFER  MB of chunks a streamed trace (.pftrace) holds at most (default 64).
+ *   PROF_TRACE_LAST  the flight recorder: the trace keeps only the last N calls (fixed
+ *                memory), written at exit, on PROF_DUMP_SIGNAL, by fnprof_dump() and on a
+ *                fatal signal (runtime/trace_ring.c); needs PROF_TRACE, the file (JSON, or
+ *                Perfetto's for a .pftrace path).
  *   PROF_COMPENSATE  "1": the clock is read ordered (clock.c; peek.c binds the hook pair
  *                that does it) and the profile's times are compensated for the hooks' own
  *                cost (runtime/calibrate.c, docs/compensation.md); "0" or empty: not.
@@ -112,6 +116,28 @@ static uint64_t positive(const char *name)
     return v;
 }
 
+/* PROF_TRACE_LAST: the flight recorder's N; 0 when unset, UINT64_MAX when bad (said: then
+ * no trace, rather than a trace of another kind than the one asked for). */
+static uint64_t trace_last(void)
+{
+    const char *s = secure_getenv("PROF_TRACE_LAST");
+    if (!s || !*s)
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v == 0 || s[0] == '-' || v == UINT64_MAX) {
+        fnp_log("PROF_TRACE_LAST=%s: not a positive number of calls; no trace", s);
+        return UINT64_MAX;
+    }
+    const char *trace = secure_getenv("PROF_TRACE");
+    if (!trace || !*trace) {
+        fnp_log("PROF_TRACE_LAST=%s: needs PROF_TRACE=FILE, the file to write; ignored", s);
+        return 0;
+    }
+    return v;
+}
+
 int fnp_env_load(void)
 {
     const char *out = secure_getenv("PROF_OUTPUT");
@@ -128,6 +154,7 @@ int fnp_env_load(void)
     fnp_config.libcalls = secure_getenv("PROF_LIBCALLS");
     fnp_config.trace_events = positive("PROF_TRACE_EVENTS");
     fnp_config.trace_buffer_mb = positive("PROF_TRACE_BUFFER");
+    fnp_config.trace_last = trace_last();
     fnp_config.max_nodes = positive("PROF_MAX_NODES");
     const char *compensate = secure_getenv("PROF_COMPENSATE");
     fnp_config.compensate = compensate && strcmp(compensate, "1") == 0;

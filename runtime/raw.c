@@ -14,14 +14,14 @@
 
 #include "runtime.h"
 
-struct out {
+struct fnp_raw_out {
     int fd;
     int err;
     size_t n;
     char buf[4096];
 };
 
-static void flush(struct out *o)
+static void flush(struct fnp_raw_out *o)
 {
     size_t done = 0;
     while (done < o->n && !o->err) {
@@ -36,7 +36,7 @@ static void flush(struct out *o)
     o->n = 0;
 }
 
-static void put(struct out *o, const void *p, size_t len)
+static void put(struct fnp_raw_out *o, const void *p, size_t len)
 {
     const char *c = p;
     while (len) {
@@ -50,7 +50,7 @@ static void put(struct out *o, const void *p, size_t len)
     }
 }
 
-static void put_u64(struct out *o, uint64_t v)
+static void put_u64(struct fnp_raw_out *o, uint64_t v)
 {
     unsigned char b[8];
     for (int i = 0; i < 8; i++)
@@ -58,7 +58,17 @@ static void put_u64(struct out *o, uint64_t v)
     put(o, b, 8);
 }
 
-static void put_module(struct out *o, const struct fnp_raw_module *m)
+void fnp_raw_put(struct fnp_raw_out *o, const void *p, size_t len)
+{
+    put(o, p, len);
+}
+
+void fnp_raw_put_u64(struct fnp_raw_out *o, uint64_t v)
+{
+    put_u64(o, v);
+}
+
+static void put_module(struct fnp_raw_out *o, const struct fnp_raw_module *m)
 {
     size_t len = strlen(m->path);
     put(o, "M", 1);
@@ -73,7 +83,7 @@ static void put_module(struct out *o, const struct fnp_raw_module *m)
 /* The regions and interpreted frames interned so far (region.c), in key order: the i-th
  * record names key FNP_REGION_TAG | (i + 1). An entry is immutable once nregions counts
  * it, so reading the table here needs no lock. */
-static void put_regions(struct out *o)
+static void put_regions(struct fnp_raw_out *o)
 {
     size_t n;
     const struct fnp_raw_region *g = fnp_regions(&n);
@@ -152,7 +162,7 @@ static int parse_mapping(const char *line, size_t len, struct mapping *m)
  * Writes one module record per file with executable mappings. /proc/self/maps lists a
  * file's mappings in address order, its offset-0 mapping first, so one pass suffices.
  */
-static void put_live_modules(struct out *o)
+static void put_live_modules(struct fnp_raw_out *o)
 {
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -201,7 +211,7 @@ static void put_live_modules(struct out *o)
 
 int fnp_raw_write(int fd, uint64_t now, double tick_seconds)
 {
-    static struct out o;
+    static struct fnp_raw_out o;
     o.fd = fd;
     o.err = 0;
     o.n = 0;
@@ -261,6 +271,7 @@ int fnp_raw_write(int fd, uint64_t now, double tick_seconds)
         unmatched += __atomic_load_n(&t->unmatched, __ATOMIC_RELAXED);
         merged += __atomic_load_n(&t->merged, __ATOMIC_RELAXED);
     }
+    fnp_ring_put_raw(&o, now); /* PROF_TRACE_LAST's calls (trace_ring.c) */
     put(&o, "E", 1);
     put_u64(&o, dropped);
     put_u64(&o, unmatched);

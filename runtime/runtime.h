@@ -501,6 +501,7 @@ struct fnp_config {
     char *trace;              /* PROF_TRACE made absolute at load */
     uint64_t trace_events;    /* PROF_TRACE_EVENTS; 0: the default */
     uint64_t trace_buffer_mb; /* PROF_TRACE_BUFFER (MB, streaming); 0: the default */
+    uint64_t trace_last;      /* PROF_TRACE_LAST: the flight recorder's calls; 0: off */
     const char *filter;       /* PROF_FILTER: a Score-P filter file */
     struct fnp_launch launch; /* the MPI rank and size a launcher gave us (outname.c) */
     int patch_refuse;         /* PROF_TEST_PATCH_REFUSE=1 (tests only): patch.c behaves as if
@@ -952,12 +953,50 @@ static inline FNP_NOINSTR void fnp_trace_add(struct fnp_thread *t, const struct 
 }
 /* Writes PROF_TRACE (at exit, recording stopped). */
 void fnp_trace_finish(void);
+/* PROF_TRACE_LAST: writes the flight recording now (a dump: recording goes on). */
+void fnp_trace_dump(int quiet);
 /* A thread ends: its calls move to a track of their own, named, and t is left without a
  * call for the next thread; 1, or 0 when t must keep them (the trace is being written, or
  * no memory): then t is its track and is not reused. */
 int fnp_trace_thread_ended(struct fnp_thread *t);
 /* In a forked child: the parent's ended threads are not the child's. */
 void fnp_trace_after_fork(void);
+
+/* ---- trace_ring.c: PROF_TRACE_LAST, the flight recorder ----------------------------- */
+
+/* Set at load when PROF_TRACE_LAST is: the trace keeps the last calls, in a fixed pool. */
+extern int fnp_ring;
+/* At load: maps the pool for the last calls; 0 or -errno (said; then no trace). */
+int fnp_ring_init(uint64_t last);
+/* fnp_trace_add's cold path with PROF_TRACE_LAST: seals the full chunk, takes another. */
+void fnp_ring_add_cold(struct fnp_thread *t, const struct fnp_node *n, uint64_t t0, uint64_t t1);
+/* A thread ends: its chunk is sealed, with its name; t keeps no chunk. */
+void fnp_ring_thread_ended(struct fnp_thread *t);
+void fnp_ring_after_fork(void);
+/* One call of the window, with its thread's id and name (NULL: a live thread). */
+struct fnp_ring_call {
+    struct fnp_trace_rec rec;
+    int tid;
+    const char *name;
+};
+struct fnp_ring_calls {
+    struct fnp_ring_call *calls; /* malloc'd: the sealed chunks' first, in the order they ended
+                                    per thread */
+    size_t n, cap;
+    uint64_t last;        /* PROF_TRACE_LAST */
+    uint64_t overwritten; /* older calls overwritten in the pool */
+    uint64_t not_kept;    /* calls not kept: every chunk was another thread's */
+};
+/* The calls the pool holds that ended after the newest overwritten one (the open ones
+ * are the caller's; the caller keeps the last `last` of them). 0 or -ENOMEM. */
+int fnp_ring_collect(struct fnp_ring_calls *out, uint64_t now);
+/* raw.c's writer, for the fatal path's records (async-signal-safe). */
+struct fnp_raw_out;
+void fnp_raw_put(struct fnp_raw_out *o, const void *p, size_t len);
+void fnp_raw_put_u64(struct fnp_raw_out *o, uint64_t v);
+/* In the raw snapshot, from the fatal signal's handler: the window's calls, the open ones
+ * ending now, the threads' names and the recording's numbers (profile.h, raw format). */
+void fnp_ring_put_raw(struct fnp_raw_out *o, uint64_t now);
 
 /* ---- stream.c: PROF_TRACE to a Perfetto file, written while the program runs -------- */
 

@@ -105,7 +105,7 @@ static int symbolize_raw(void)
             (strncmp(*e, "PROF_", 5) != 0 || strncmp(*e, "PROF_DEBUG_DIR=", 15) == 0))
             envp[n++] = *e;
     envp[n] = NULL;
-    char *argv[8], **a = argv;
+    char *argv[10], **a = argv;
     *a++ = tool_path;
     *a++ = "symbolize";
     *a++ = "--remove-raw";
@@ -113,6 +113,10 @@ static int symbolize_raw(void)
         *a++ = "--quiet";
     *a++ = "-o";
     *a++ = out_path;
+    if (fnp_ring && trace_path[0]) { /* the flight recording's calls are in the snapshot */
+        *a++ = "--trace";
+        *a++ = trace_path;
+    }
     *a++ = raw_path;
     *a = NULL;
     /* The command's messages go where fnprof's would, and nowhere else: fd 2 when it is
@@ -192,7 +196,9 @@ static void dump_raw(int sig)
     }
     if (symbolize_raw() != 0)
         say(signame(sig), ": raw snapshot in ", raw_path,
-            "; `fnprof symbolize` on it makes the profile");
+            fnp_ring ? "; `fnprof symbolize --trace FILE` on it makes the profile and the "
+                       "flight recording"
+                     : "; `fnprof symbolize` on it makes the profile");
 }
 
 /* A fault the kernel raised in the thread (not one sent by kill or raise): the thread
@@ -224,7 +230,7 @@ static void say_lost(int sig)
 {
     if (mem_path[0])
         say(signame(sig), ": PROF_MEMORY is written at exit only: ", mem_path, " not written");
-    if (trace_path[0] && fnp_tracing && !fnp_streaming)
+    if (trace_path[0] && fnp_tracing && !fnp_streaming && !fnp_ring)
         say(signame(sig), ": PROF_TRACE is written at exit only: ", trace_path, " not written");
 }
 

@@ -80,6 +80,24 @@ int fnp_trace_init(void)
     }
     limit = fnp_config.trace_events ? fnp_config.trace_events : DEFAULT_EVENTS;
     budget = limit;
+    if (fnp_config.trace_last) {
+        if (fnp_config.trace_last == UINT64_MAX)
+            return -EINVAL; /* a bad value, said by env.c */
+        /* The flight recorder's file is written whole when asked for, named in the
+         * process or by `fnprof symbolize` after a fatal signal: as Chrome JSON, or a
+         * Perfetto file by its extension; never streamed. */
+        if (fnp_config.trace_events)
+            fnp_log("PROF_TRACE_EVENTS=%llu: PROF_TRACE_LAST=%llu keeps the last calls "
+                    "instead; PROF_TRACE_EVENTS ignored",
+                    (unsigned long long)fnp_config.trace_events,
+                    (unsigned long long)fnp_config.trace_last);
+        limit = fnp_config.trace_last;
+        int rc = fnp_ring_init(fnp_config.trace_last);
+        if (rc)
+            return rc;
+        fnp_tracing = 1;
+        return 0;
+    }
     if (fnp_trace_is_perfetto(fnp_config.trace)) {
         int rc = fnp_stream_init();
         if (rc)
@@ -160,6 +178,10 @@ size_t fnp_trace_unpack(const struct fnp_trace_ev *ev, size_t n, uint64_t *base,
 FNP_NOINSTR void fnp_trace_add_cold(struct fnp_thread *t, const struct fnp_node *n, uint64_t t0,
                                     uint64_t t1)
 {
+    if (fnp_ring) {
+        fnp_ring_add_cold(t, n, t0, t1);
+        return;
+    }
     if (fnp_streaming) {
         fnp_stream_add_cold(t, n, t0, t1);
         return;
@@ -270,6 +292,10 @@ static int retire(struct fnp_thread *t)
 
 int fnp_trace_thread_ended(struct fnp_thread *t)
 {
+    if (fnp_ring) {
+        fnp_ring_thread_ended(t);
+        return 1;
+    }
     if (fnp_streaming) {
         fnp_stream_thread_ended(t);
         return 1;
@@ -293,6 +319,8 @@ int fnp_trace_thread_ended(struct fnp_thread *t)
 
 void fnp_trace_after_fork(void)
 {
+    if (fnp_ring)
+        fnp_ring_after_fork();
     if (fnp_streaming)
         fnp_stream_after_fork();
     /* The parent's threads are not the child's (thread.c forgets their states too). */
@@ -540,6 +568,10 @@ void fnp_trace_finish(void)
 {
     if (!fnp_tracing)
         return;
+    if (fnp_ring) {
+        fnp_trace_dump(fnp_config.quiet);
+        return;
+    }
     if (fnp_streaming) {
         fnp_stream_finish();
         return;
@@ -592,5 +624,146 @@ void fnp_trace_finish(void)
     free(tracks);
     free(names);
     free(is_region);
+    free(path);
+}
+
+/* ---- PROF_TRACE_LAST: the flight recording, written from the process ------------------ */
+
+static int by_end(const void *a, const void *b)
+{
+    const struct fnp_ring_call *x = a, *y = b;
+    if (x->rec.t1 != y->rec.t1)
+        return x->rec.t1 < y->rec.t1 ? -1 : 1;
+    /* Equal ends: the order the ring gave (a thread's calls in the order they ended). */
+    return x < y ? -1 : x > y;
+}
+
+static size_t track_of(struct fnp_trace_track *tr, char (*nm)[16], size_t *nt, int tid,
+                       const char *name)
+{
+    size_t k = 0;
+    while (k < *nt && tr[k].tid != tid)
+        k++;
+    if (k == *nt) {
+        (*nt)++;
+        tr[k] = (struct fnp_trace_track){tid, NULL};
+        nm[k][0] = 0;
+    }
+    if (name && name[0]) { /* a later chunk's name is the thread's newer name */
+        memcpy(nm[k], name, sizeof(nm[k]));
+        nm[k][15] = 0;
+        tr[k].name = nm[k];
+    }
+    return k;
+}
+
+/* The flight recording to PROF_TRACE: at exit, on PROF_DUMP_SIGNAL, from fnprof_dump. The
+ * window's calls (trace_ring.c), the calls still open ending now; named as the exit trace
+ * names its calls, written by the same writer. */
+static int write_ring(const char *path, uint64_t now, size_t *nended, size_t *nopen_out,
+                      struct fnp_ring_calls *w)
+{
+    *w = (struct fnp_ring_calls){0};
+    int err = fnp_ring_collect(w, now);
+    if (err)
+        return err;
+    qsort(w->calls, w->n, sizeof(*w->calls), by_end);
+    /* The pool holds N calls and some chunks more: the N that ended last stay. */
+    size_t from = w->n > w->last ? w->n - (size_t)w->last : 0;
+    w->overwritten += from;
+    size_t nopen = 0, nthreads = 0;
+    for (struct fnp_thread *t = fnp_thread_list(); t; t = t->next, nthreads++)
+        if (__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE))
+            nopen += __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
+    size_t cap = w->n - from + nopen, maxtracks = w->n - from + nthreads;
+    struct fnp_trace_event *ev = malloc((cap ? cap : 1) * sizeof(*ev));
+    const struct fnp_node **nd = malloc((cap ? cap : 1) * sizeof(*nd));
+    struct fnp_trace_track *tr = calloc(maxtracks ? maxtracks : 1, sizeof(*tr));
+    char(*nm)[16] = calloc(maxtracks ? maxtracks : 1, sizeof(*nm));
+    uint8_t *is_region = NULL;
+    struct fnp_profile prof;
+    fnp_profile_init(&prof);
+    err = ev && nd && tr && nm ? 0 : -ENOMEM;
+    size_t k = 0, nt = 0;
+    for (size_t i = from; i < w->n && !err; i++) {
+        const struct fnp_ring_call *c = &w->calls[i];
+        if (!c->rec.node || fnp_key_is_ghost(c->rec.node->fn))
+            continue;
+        size_t track = track_of(tr, nm, &nt, c->tid, c->name);
+        ev[k] = (struct fnp_trace_event){since(c->rec.t0), since(c->rec.t1), 0, (uint32_t)track};
+        nd[k++] = c->rec.node;
+    }
+    *nended = k;
+    for (struct fnp_thread *t = fnp_thread_list(); t && !err; t = t->next) {
+        if (!__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE))
+            continue;
+        char name[16];
+        live_name(t->tid, name, sizeof(name));
+        size_t track = track_of(tr, nm, &nt, t->tid, name);
+        uint32_t depth = __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
+        for (uint32_t i = depth; i-- > 0 && k < cap;) {
+            const struct fnp_node *node = t->frames[i].node;
+            if (!node || fnp_key_is_ghost(node->fn))
+                continue;
+            ev[k] =
+                (struct fnp_trace_event){since(t->frames[i].t0), since(now), 0, (uint32_t)track};
+            nd[k++] = node;
+        }
+    }
+    if (!err)
+        err = name_events(&prof, ev, nd, k, &is_region);
+    char exe[256];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    exe[len > 0 ? len : 0] = 0;
+    const char *base = strrchr(exe, '/');
+    struct fnp_trace t = {.prof = &prof,
+                          .events = ev,
+                          .nevents = k,
+                          .tracks = tr,
+                          .ntracks = nt,
+                          .is_region = is_region,
+                          .pid = (int)getpid(),
+                          .process = base ? base + 1 : exe,
+                          .tick_seconds = fnp_clock_tick_seconds(),
+                          .dropped = w->not_kept,
+                          .limit = w->last,
+                          .last = w->last,
+                          .overwritten = w->overwritten};
+    if (!err)
+        err = fnp_write_file_atomic(
+            path,
+            fnp_trace_path_is_perfetto(path) ? fnp_trace_write_pftrace_fn : fnp_trace_write_fn, &t);
+    *nopen_out = k - *nended;
+    fnp_profile_free(&prof);
+    free(ev);
+    free(nd);
+    free(tr);
+    free(nm);
+    free(is_region);
+    free(w->calls);
+    w->calls = NULL;
+    return err;
+}
+
+void fnp_trace_dump(int quiet)
+{
+    if (!fnp_ring)
+        return;
+    char *path = fnp_env_path(fnp_config.trace, 0);
+    size_t n = 0, open = 0;
+    struct fnp_ring_calls info;
+    int rc = path ? write_ring(path, fnp_clock_now(), &n, &open, &info) : -ENOMEM;
+    if (rc)
+        fnp_log("%s: cannot write the flight recording: %s", path ? path : fnp_config.trace,
+                fnp_write_file_strerror(rc));
+    else if (info.not_kept) /* never silent, as the exit trace's drops */
+        fnp_log("%s: the flight recording holds the last %zu calls; %llu were not traced: "
+                "every chunk was another thread's (more threads at once than PROF_TRACE_LAST "
+                "has room for)",
+                path, n, (unsigned long long)info.not_kept);
+    else if (!quiet)
+        fnp_log("wrote %s (flight recording: the last %zu calls, %zu still running; %llu older "
+                "ones overwritten)",
+                path, n, open, (unsigned long long)info.overwritten);
     free(path);
 }

@@ -120,6 +120,54 @@ START_TEST(links_past_2_63_ticks_wrap_without_overflow)
 }
 END_TEST
 
+START_TEST(flight_records_read_and_checked)
+{
+    /* PROF_TRACE_LAST's records (runtime/trace_ring.c): the calls in order, the thread
+     * names, the numbers; a call that ends before it starts, or at address 0, is refused. */
+    struct raw_buf r;
+    raw_header(&r);
+    RAW_REC(&r, 'F', 7, 0x1010, 100, 200);
+    RAW_REC(&r, 'F', 7, 0x1000, 90, 250);
+    raw_put(&r, "K", 1);
+    raw_u64(&r, 7);
+    raw_u64(&r, 6);
+    raw_put(&r, "worker", 6);
+    RAW_REC(&r, 'W', 1000, 55, 2, 80, 4242);
+    RAW_REC(&r, 'E', 0, 0, 0, 0, 0);
+    struct fnp_raw_file f;
+    char why[256] = "";
+    ck_assert_msg(fnp_raw_read(&f, r.b, r.n, why, sizeof(why)) == 0, "%s", why);
+    ck_assert(f.flight_seen);
+    ck_assert_uint_eq(f.nflight, 2);
+    ck_assert_uint_eq(f.flight[1].fn, 0x1000);
+    ck_assert_uint_eq(f.flight[1].t1, 250);
+    ck_assert_uint_eq(f.nflight_tracks, 1);
+    ck_assert_str_eq(f.flight_tracks[0].name, "worker");
+    ck_assert_uint_eq(f.flight_last, 1000);
+    ck_assert_uint_eq(f.flight_overwritten, 55);
+    ck_assert_uint_eq(f.flight_origin, 80);
+    ck_assert_uint_eq(f.flight_pid, 4242);
+    fnp_raw_file_free(&f);
+    static const uint64_t bad[][4] = {{7, 0x1000, 300, 200}, {7, 0, 1, 2}};
+    for (size_t i = 0; i < 2; i++) {
+        raw_header(&r);
+        RAW_REC(&r, 'F', bad[i][0], bad[i][1], bad[i][2], bad[i][3]);
+        RAW_REC(&r, 'E', 0, 0, 0, 0, 0);
+        ck_assert_int_eq(fnp_raw_read(&f, r.b, r.n, why, sizeof(why)), -EINVAL);
+        ck_assert_msg(strstr(why, "flight recording") != NULL, "%s", why);
+        fnp_raw_file_free(&f);
+    }
+    /* a name past the input */
+    raw_header(&r);
+    raw_put(&r, "K", 1);
+    raw_u64(&r, 7);
+    raw_u64(&r, 1000);
+    RAW_REC(&r, 'E', 0, 0, 0, 0, 0);
+    ck_assert_int_eq(fnp_raw_read(&f, r.b, r.n, why, sizeof(why)), -EINVAL);
+    fnp_raw_file_free(&f);
+}
+END_TEST
+
 START_TEST(regions_name_their_keys)
 {
     /* The profile built from the sample names region 1's node by its record, as the exit
@@ -212,6 +260,7 @@ int main(void)
     tcase_add_test(tc, damage_never_crashes);
     tcase_add_test(tc, links_past_2_63_ticks_wrap_without_overflow);
     tcase_add_test(tc, regions_name_their_keys);
+    tcase_add_test(tc, flight_records_read_and_checked);
     tcase_add_test(tc, hostile_region_records_are_refused);
     suite_add_tcase(s, tc);
     return fnp_check_run(s);

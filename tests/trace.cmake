@@ -58,4 +58,30 @@ fnp_stream_case(trace.stream.long_100m long --calls 100000000)
 fnp_stream_case(trace.stream.short_threads_100k short_threads --calls 100000)
 set_tests_properties(trace.stream.long_100m trace.stream.short_threads_100k
                      PROPERTIES LABELS "trace;e2e;slow")
+
+# The flight recorder (PROF_TRACE_LAST): the last N calls of a known sequence, written at
+# exit, after SIGSEGV and abort(), on PROF_DUMP_SIGNAL and from fnprof_dump(); and memory
+# bounded by N over 20 M calls (tests/trace/run_ring.py).
+function(fnp_ring_case name case)
+    add_test(NAME ${name}
+             COMMAND Python3::Interpreter -B ${CMAKE_CURRENT_LIST_DIR}/trace/run_ring.py
+                     --case ${case} --lib-dir $<TARGET_FILE_DIR:fnprof_shared>
+                     --workdir ${CMAKE_CURRENT_BINARY_DIR}/trace_ring/${name} ${ARGN})
+    set_tests_properties(${name} PROPERTIES LABELS "trace;e2e" TIMEOUT 600
+                         SKIP_RETURN_CODE 77)
+endfunction()
+fnp_ring_case(trace.ring.exit exit)
+fnp_ring_case(trace.ring.sigsegv segv)
+fnp_ring_case(trace.ring.sigabrt abort)
+fnp_ring_case(trace.ring.dump_signal signal)
+fnp_ring_case(trace.ring.fnprof_dump api)
+fnp_ring_case(trace.ring.memory memory)
+fnp_ring_case(trace.ring.settings settings)
+fnp_ring_case(trace.ring.many_threads many)
+# The same endings written as Perfetto files, read by the independent reader.
+fnp_ring_case(trace.ring.pftrace.exit exit --format pftrace)
+fnp_ring_case(trace.ring.pftrace.sigsegv segv --format pftrace)
+fnp_ring_case(trace.ring.pftrace.sigabrt abort --format pftrace)
+fnp_ring_case(trace.ring.pftrace.dump_signal signal --format pftrace)
+fnp_ring_case(trace.ring.pftrace.fnprof_dump api --format pftrace)
 # SPDX-License-Identifier: MIT

@@ -18,7 +18,7 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: fnprof symbolize [-o OUT] [--remove-raw] [--quiet] RAW\n"
+    fprintf(out, "usage: fnprof symbolize [-o OUT] [--trace FILE] [--remove-raw] [--quiet] RAW\n"
                  "\n"
                  "Makes the pstats profile from RAW, the raw snapshot a process profiled by\n"
                  "fnprof writes when a signal kills it (PROF_OUTPUT.raw). Run it on the\n"
@@ -29,6 +29,9 @@ static void usage(FILE *out)
                  "\n"
                  "Options:\n"
                  "  -o, --output OUT  the profile to write (default: RAW without .raw)\n"
+                 "      --trace FILE  also write the flight recording RAW holds\n"
+                 "                    (PROF_TRACE_LAST) to FILE: a Chrome JSON\n"
+                 "                    trace, or Perfetto's for a .pftrace FILE\n"
                  "      --remove-raw  delete RAW once OUT is written\n"
                  "  -q, --quiet       no \"fnprof: wrote\" line\n"
                  "  -h, --help        show this help\n");
@@ -55,7 +58,106 @@ static char *default_output(const char *raw)
     return out;
 }
 
-static int symbolize(const char *raw_path, const char *output, int quiet)
+static int by_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The flight recording (PROF_TRACE_LAST) a fatal signal's handler put in the snapshot, as
+ * the Chrome JSON trace the process would have written: its functions named by the same
+ * symbolizer, one root each, as the runtime names a trace's calls. */
+static int write_flight(const struct fnp_raw_file *raw, const char *trace_path,
+                        const struct fnp_symbolizer_api *api, const char *process, size_t *ncalls)
+{
+    size_t n = raw->nflight;
+    uint64_t *keys = malloc((n ? n : 1) * sizeof(*keys));
+    struct fnp_raw_node *roots = calloc(n ? n : 1, sizeof(*roots));
+    uint32_t *func_of = malloc((n ? n : 1) * sizeof(*func_of));
+    struct fnp_trace_event *ev = malloc((n ? n : 1) * sizeof(*ev));
+    struct fnp_trace_track *tracks = calloc(n ? n : 1, sizeof(*tracks));
+    uint8_t *is_region = NULL;
+    struct fnp_profile names;
+    fnp_profile_init(&names);
+    int rc = keys && roots && func_of && ev && tracks ? 0 : -ENOMEM;
+    size_t u = 0, ntracks = 0;
+    for (size_t i = 0; i < n && !rc; i++)
+        keys[i] = raw->flight[i].fn;
+    if (!rc) {
+        qsort(keys, n, sizeof(*keys), by_u64);
+        for (size_t i = 0; i < n; i++)
+            if (!u || keys[u - 1] != keys[i])
+                keys[u++] = keys[i];
+        for (size_t i = 0; i < u; i++)
+            roots[i] = (struct fnp_raw_node){.fn = keys[i], .parent = FNP_NO_PARENT, .ncalls = 1};
+        struct fnp_raw r = raw->raw;
+        r.nodes = roots;
+        r.n = u;
+        r.threads = 1;
+        r.func_of = func_of;
+        r.merged = 0;
+        r.count_only = 0;
+        rc = fnp_profile_build(&names, &r, api);
+    }
+    /* The run's metadata the snapshot has: the program (its first module) and process. */
+    char pid[32];
+    snprintf(pid, sizeof(pid), "%llu", (unsigned long long)raw->flight_pid);
+    if (!rc && raw->raw.nmods)
+        rc = fnp_profile_set_meta(&names, "program", raw->raw.mods[0].path);
+    if (!rc)
+        rc = fnp_profile_set_meta(&names, "pid", pid);
+    if (!rc && !(is_region = calloc(names.nfuncs ? names.nfuncs : 1, 1)))
+        rc = -ENOMEM;
+    for (size_t i = 0; i < u && !rc; i++)
+        if (keys[i] & FNP_REGION_TAG)
+            is_region[func_of[i]] = 1;
+    for (size_t i = 0; i < n && !rc; i++) {
+        const struct fnp_raw_flight_call *c = &raw->flight[i];
+        const uint64_t *hit = bsearch(&c->fn, keys, u, sizeof(*keys), by_u64);
+        size_t k = 0;
+        while (k < ntracks && tracks[k].tid != (int)c->tid)
+            k++;
+        if (k == ntracks)
+            tracks[ntracks++] = (struct fnp_trace_track){(int)c->tid, NULL};
+        uint64_t o = raw->flight_origin;
+        ev[i] = (struct fnp_trace_event){c->t0 > o ? c->t0 - o : 0, c->t1 > o ? c->t1 - o : 0,
+                                         func_of[hit - keys], (uint32_t)k};
+    }
+    for (size_t j = 0; j < raw->nflight_tracks && !rc; j++)
+        for (size_t k = 0; k < ntracks; k++)
+            if (tracks[k].tid == (int)raw->flight_tracks[j].tid && raw->flight_tracks[j].name[0])
+                tracks[k].name = raw->flight_tracks[j].name;
+    struct fnp_trace t = {.prof = &names,
+                          .events = ev,
+                          .nevents = n,
+                          .tracks = tracks,
+                          .ntracks = ntracks,
+                          .is_region = is_region,
+                          .pid = (int)raw->flight_pid,
+                          .process = process,
+                          .tick_seconds = raw->raw.tick_seconds,
+                          .dropped = raw->flight_not_kept,
+                          .limit = raw->flight_last,
+                          .last = raw->flight_last,
+                          .overwritten = raw->flight_overwritten};
+    if (!rc)
+        rc = fnp_write_file_atomic(trace_path,
+                                   fnp_trace_path_is_perfetto(trace_path)
+                                       ? fnp_trace_write_pftrace_fn
+                                       : fnp_trace_write_fn,
+                                   &t);
+    *ncalls = n;
+    fnp_profile_free(&names);
+    free(keys);
+    free(roots);
+    free(func_of);
+    free(ev);
+    free(tracks);
+    free(is_region);
+    return rc;
+}
+
+static int symbolize(const char *raw_path, const char *output, const char *trace, int quiet)
 {
     char *data = NULL;
     size_t len = 0;
@@ -94,6 +196,27 @@ static int symbolize(const char *raw_path, const char *output, int quiet)
     if (rc) {
         fnp_cli_error("symbolize", "%s: %s", output, fnp_write_file_strerror(rc));
     }
+    if (!rc && trace && raw.flight_seen) {
+        /* The process's name: the executable's file name, the first module listed. */
+        const char *exe = raw.raw.nmods ? raw.raw.mods[0].path : "process";
+        const char *slash = strrchr(exe, '/');
+        size_t calls = 0;
+        int trc = write_flight(&raw, trace, &api, slash ? slash + 1 : exe, &calls);
+        if (trc) {
+            fnp_cli_error("symbolize", "%s: %s", trace, fnp_write_file_strerror(trc));
+            rc = trc;
+        } else if (!quiet) {
+            fnp_cli_error(NULL,
+                          "wrote %s (flight recording: %zu calls, the open ones included; %llu "
+                          "older ones overwritten)",
+                          trace, calls, (unsigned long long)raw.flight_overwritten);
+        }
+    } else if (!rc && trace) {
+        fnp_cli_error("symbolize",
+                      "%s: holds no flight recording (PROF_TRACE_LAST); %s not "
+                      "written",
+                      raw_path, trace);
+    }
     char line[1024];
     if (!rc && fnp_raw_merged_line(line, sizeof(line), &raw.raw))
         fnp_cli_error(NULL, "%s", line);
@@ -108,15 +231,16 @@ static int symbolize(const char *raw_path, const char *output, int quiet)
 
 int fnp_cmd_symbolize(int argc, char **argv)
 {
-    enum { OPT_REMOVE = 256 };
+    enum { OPT_REMOVE = 256, OPT_TRACE };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'},
         {"remove-raw", no_argument, NULL, OPT_REMOVE},
+        {"trace", required_argument, NULL, OPT_TRACE},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *output = NULL;
+    const char *output = NULL, *trace = NULL;
     int remove_raw = 0, quiet = 0, c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:qh", opts, NULL)) != -1) {
@@ -126,6 +250,9 @@ int fnp_cmd_symbolize(int argc, char **argv)
             break;
         case OPT_REMOVE:
             remove_raw = 1;
+            break;
+        case OPT_TRACE:
+            trace = optarg;
             break;
         case 'q':
             quiet = 1;
@@ -146,7 +273,7 @@ int fnp_cmd_symbolize(int argc, char **argv)
         fnp_cli_error("symbolize", "%s", strerror(ENOMEM));
         return FNP_EXIT_FAILURE;
     }
-    int rc = symbolize(raw_path, output ? output : dflt, quiet);
+    int rc = symbolize(raw_path, output ? output : dflt, trace, quiet);
     if (rc == FNP_EXIT_OK && remove_raw && unlink(raw_path) != 0)
         fnp_cli_error("symbolize", "%s: cannot remove: %s", raw_path, strerror(errno));
     free(dflt);
