@@ -64,7 +64,13 @@ VARIANTS = {
 # Every timed configuration, in the order of the table. callgrind is run apart (smaller
 # sizes: it is 20-100x slower), see Runner.side_runs; so is fnprof-trace (see TRACE_REFS).
 CONFIGS = ["base", "floor", "fnprof", "fnprof-count", "fnprof-off", "fnprof-paused",
-           "fnprof-trace", "limit", "limit-notime", "uftrace", "gprof"]
+           "fnprof-trace", "fnprof-pftrace", "limit", "limit-notime", "uftrace", "gprof"]
+
+# fnprof-pftrace (issue 27): PROF_TRACE=<out>.pftrace, Perfetto's format streamed to disk by
+# a writer thread while the program runs, every call kept in bounded memory. Unlike the
+# JSON trace it runs at the full size, the size of the uftrace row it is held against; its
+# own table (report_pftrace) compares whole runs, wall and CPU time (the writer thread runs
+# on another processor: the program's user + system time counts its work too).
 
 # Issue 25's configurations, timed in the same rounds and shown in a table of their own
 # (report_patchable): the patchable build (fnprof-cc --patchable, libfnprof.so linked) off
@@ -105,7 +111,7 @@ TRACE_SLACK = 1 << 16
 # micro workloads (their functions are never inlined).
 IR_PATCH = ["patch-off", "patch-paused", "patch-on"]
 IR_CONFIGS = ["base", "floor", "fnprof-off", "fnprof", "fnprof-count", "fnprof-paused",
-              "fnprof-trace", "limit", "limit-notime"]
+              "fnprof-trace", "fnprof-pftrace", "limit", "limit-notime"]
 
 
 class Workload:
@@ -497,7 +503,7 @@ class Runner:
         toggle = None
         if config == "base":
             variant = "base"
-        elif config in ("fnprof", "fnprof-count", "fnprof-trace"):
+        elif config in ("fnprof", "fnprof-count", "fnprof-trace", "fnprof-pftrace"):
             prof = OUT / f"{stem}.prof"
             prof.unlink(missing_ok=True)
             env.update(LD_PRELOAD=self.libfnprof, PROF_OUTPUT=prof)
@@ -508,6 +514,11 @@ class Runner:
                 trace = OUT / f"{stem}.trace.json"
                 trace.unlink(missing_ok=True)
                 env.update(PROF_TRACE=trace, PROF_TRACE_EVENTS=self.trace_events[w.name])
+                size_of = trace
+            elif config == "fnprof-pftrace":
+                trace = OUT / f"{stem}.pftrace"
+                trace.unlink(missing_ok=True)
+                env["PROF_TRACE"] = trace
                 size_of = trace
         elif config == "fnprof-paused":
             # nothing is recorded, so no profile is written (fnprof says so on stderr)
@@ -711,8 +722,9 @@ class Runner:
                 out = OUT / f"{w.name}.{config}.ir.out"
                 out.unlink(missing_ok=True)
                 env, hook_object = {}, None
-                trace = OUT / f"{w.name}.{config}.ir.json"
-                if config in ("fnprof", "fnprof-count", "fnprof-paused", "fnprof-trace"):
+                trace = OUT / f"{w.name}.{config}.ir.{'pftrace' if 'pf' in config else 'json'}"
+                if config in ("fnprof", "fnprof-count", "fnprof-paused", "fnprof-trace",
+                              "fnprof-pftrace"):
                     env.update(PROF_OUTPUT=OUT / f"{w.name}.{config}.ir.prof", PROF_QUIET="1")
                     if config == "fnprof-count":
                         env["PROF_TIMER"] = "none"
@@ -722,6 +734,10 @@ class Runner:
                         # every call kept, as in the timed runs (stores, not page faults:
                         # callgrind counts no kernel work)
                         env.update(PROF_TRACE=trace, PROF_TRACE_EVENTS=calls + TRACE_SLACK)
+                    elif config == "fnprof-pftrace":
+                        # the program's thread only (--toggle-collect=main): the writer
+                        # thread's encoding is not counted here (see bench/README.md)
+                        env["PROF_TRACE"] = trace
                 if config.startswith("fnprof"):
                     env["LD_PRELOAD"] = self.libfnprof
                     env.update(w.fnprof_env)
@@ -922,6 +938,79 @@ def report_trace(ws, calls, samples, side):
     return out
 
 
+def report_pftrace(ws, calls, samples):
+    """Issue 27's rows: the streamed Perfetto trace (fnprof-pftrace) against the limit hook
+    and uftrace, at the full size, over whole runs (the file is written while the program
+    runs and finished at exit, as uftrace's is), by wall time and by CPU time (user + system
+    of every thread: the writer's encoding runs on another processor, which the wall time of
+    a machine with one to spare does not show); bytes per call on disk and peak RSS."""
+    keys = ("base", "floor", "fnprof", "fnprof-pftrace", "limit", "uftrace")
+    rows, trows = [], []
+    for w in ws:
+        if not samples.get((w.name, "fnprof-pftrace")):
+            continue
+        c = calls[w.name]
+        med = {(k, f): summarize(samples.get((w.name, k), []), f)[0]
+               for k in keys for f in ("wall", "cpu", "rss", "size")}
+
+        def per(x, ref, f):
+            a, b = med[(x, f)], med[(ref, f)]
+            return None if a is None or b is None else (a - b) / c
+
+        def show(v, fmt="{:.1f}"):
+            return "-" if v is None else fmt.format(v)
+
+        first = True
+        for k in ("fnprof", "fnprof-pftrace", "limit", "uftrace"):
+            if med[(k, "wall")] is None:
+                continue
+            size = med[(k, "size")]
+            rows.append([w.name if first else "", f"{c:,}" if first else "", k,
+                         fmt_ms(med[(k, "wall")]), show(per(k, "floor", "wall")),
+                         fmt_ms(med[(k, "cpu")]), show(per(k, "floor", "cpu")),
+                         show(med[(k, "rss")] / 1024),
+                         "-" if k in ("fnprof", "limit") or size is None else fmt_size(size),
+                         "-" if k in ("fnprof", "limit") or size is None else f"{size / c:.1f}"])
+            first = False
+
+        def ratio(num, ref, target, le=True):
+            if num is None or ref is None or ref <= 0:
+                return "-"
+            v = num / ref
+            return f"{num:.1f}/{ref:.1f} = {v:.2f} {verdict(v, target, le)}"
+
+        size = lambda k: med[(k, "size")] and med[(k, "size")] / c  # noqa: E731
+        trows.append([
+            w.name,
+            ratio(per("fnprof-pftrace", "floor", "wall"), per("limit", "floor", "wall"), 1.5),
+            ratio(per("fnprof-pftrace", "floor", "cpu"), per("limit", "floor", "cpu"), 1.5),
+            ratio(per("uftrace", "base", "wall"), per("fnprof-pftrace", "base", "wall"), 4,
+                  le=False),
+            ratio(per("uftrace", "base", "cpu"), per("fnprof-pftrace", "base", "cpu"), 4,
+                  le=False),
+            "-" if not size("fnprof-pftrace") or not size("uftrace") else
+            f"{size('fnprof-pftrace'):.1f} / {size('uftrace'):.1f}",
+            show(per("fnprof-pftrace", "fnprof", "wall"), "{:+.1f}"),
+            show(per("fnprof-pftrace", "fnprof", "cpu"), "{:+.1f}")])
+    if not rows:
+        return []
+    out = ["", "Streamed trace (issue 27): PROF_TRACE=<out>.pftrace, every call kept, at the "
+           "full size beside uftrace; whole runs,",
+           "wall and CPU time (user + system of every thread: the writer thread's encoding "
+           "runs beside the program); ns per call above floor;",
+           "output: the .pftrace file, uftrace's data directory; B/call: its bytes per call"]
+    out.append(table(["workload", "calls", "config", "wall ms", "ns/call>floor", "cpu ms",
+                      "cpu ns/call>floor", "RSS MB", "output", "B/call"], rows,
+                     ["<", ">", "<", ">", ">", ">", ">", ">", ">", ">"]))
+    out.append("")
+    out.append("Targets of issue 27 (ns per call, whole runs; pftrace = fnprof-pftrace):")
+    out.append(table(["workload", "pftrace/limit >floor wall (<=1.5)",
+                      "pftrace/limit >floor cpu (<=1.5)", "uftrace/pftrace >base wall (>=4)",
+                      "uftrace/pftrace >base cpu (>=4)", "B/call pftrace / uftrace",
+                      "pftrace-fnprof wall ns", "cpu ns"], trows))
+    return out
+
+
 def report_patchable(ws, calls, samples, skip):
     """Issue 25's table: the patchable build off, paused, on and toggled against base, the
     -finstrument-functions build off (fnprof-off), its floor and the limit hook, and XRay's
@@ -1067,6 +1156,10 @@ def report(ws, calls, samples, side, irs, fnprof_counts, quick, skip=None):
                 notes.append(f"gprof {fmt_ms(summarize(s, 'post')[0])} ms")
             elif config == "uftrace" and w.uftrace_note:
                 notes.append(w.uftrace_note)
+            elif config == "fnprof-pftrace":
+                tail = summarize(s, "tail")[0]
+                if tail is not None:
+                    notes.append(f"tail {fmt_ms(tail)} ms (streamed; finished at exit)")
             elif config == "fnprof-trace":
                 tail = summarize(s, "tail")[0]
                 if tail is not None:
@@ -1150,6 +1243,7 @@ def report(ws, calls, samples, side, irs, fnprof_counts, quick, skip=None):
             out.append(line)
 
     out.extend(report_trace(ws, calls, samples, side))
+    out.extend(report_pftrace(ws, calls, samples))
     out.extend(report_patchable(ws, calls, samples, skip or {}))
 
     mismatch = [f"{k}: bench counted {calls[k]:,}, fnprof wrote {v:,}"

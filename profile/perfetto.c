@@ -199,46 +199,62 @@ void fnp_pf_intern(struct fnp_sink *s, uint32_t seq, uint64_t iid, const char *n
     emit(s, &p);
 }
 
+/* A varint at p; the byte after it. */
+static inline unsigned char *varint_at(unsigned char *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (unsigned char)v;
+    return p;
+}
+
+/* A slice's packet from p on (room for 48 bytes); the byte after it. */
+static inline unsigned char *slice_at(unsigned char *p, uint32_t seq, uint64_t delta_ns,
+                                      uint64_t iid)
+{
+    unsigned char *q = p + 2;
+    *q++ = 8 << 3;
+    q = varint_at(q, delta_ns);
+    *q++ = 10 << 3;
+    q = varint_at(q, seq);
+    *q++ = 13 << 3;
+    *q++ = 2; /* SEQ_NEEDS_INCREMENTAL_STATE */
+    *q++ = 11 << 3 | 2;
+    unsigned char *at = q++;
+    *q++ = 9 << 3;
+    *q++ = iid ? 1 : 2; /* TYPE_SLICE_BEGIN, TYPE_SLICE_END */
+    if (iid) {
+        *q++ = 10 << 3; /* name_iid */
+        q = varint_at(q, iid);
+        *q++ = (unsigned char)(34 << 3 & 0x7f) | 0x80; /* source_location_iid: tag 272 */
+        *q++ = (unsigned char)((34 << 3) >> 7);
+        q = varint_at(q, iid);
+    }
+    *at = (unsigned char)(q - at - 1);
+    p[0] = 1 << 3 | 2;
+    p[1] = (unsigned char)(q - p - 2);
+    return q;
+}
+
+/* The slice through fnp_sink_write, where the sink has no room to encode in place. */
+static __attribute__((noinline)) void slice_copied(struct fnp_sink *s, uint32_t seq,
+                                                   uint64_t delta_ns, uint64_t iid)
+{
+    unsigned char tmp[64];
+    fnp_sink_write(s, tmp, (size_t)(slice_at(tmp, seq, delta_ns, iid) - tmp));
+}
+
 void fnp_pf_slice(struct fnp_sink *s, uint32_t seq, uint64_t delta_ns, uint64_t iid)
 {
-    /* The hot one: about 15 bytes (begin) and 11 (end), no length to patch. */
-    unsigned char b[64];
-    size_t n = 0;
-    b[n++] = 8 << 3;
-    for (uint64_t v = delta_ns; n < 12; v >>= 7) {
-        b[n++] = (unsigned char)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
-        if (v < 0x80)
-            break;
+    /* The hot one, two a call: about 15 bytes (begin) and 11 (end), at most 48, so both
+     * lengths are one byte. Encoded in place in the sink's buffer where it has room (no
+     * array on the stack, so no stack protector's check either). */
+    unsigned char *b = (unsigned char *)fnp_sink_room(s, 64);
+    if (!b) {
+        slice_copied(s, seq, delta_ns, iid);
+        return;
     }
-    b[n++] = 10 << 3;
-    for (uint64_t v = seq;; v >>= 7) {
-        b[n++] = (unsigned char)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
-        if (v < 0x80)
-            break;
-    }
-    b[n++] = 13 << 3;
-    b[n++] = 2; /* SEQ_NEEDS_INCREMENTAL_STATE */
-    b[n++] = 11 << 3 | 2;
-    size_t at = n++;
-    b[n++] = 9 << 3;
-    b[n++] = iid ? 1 : 2; /* TYPE_SLICE_BEGIN, TYPE_SLICE_END */
-    if (iid) {
-        b[n++] = 10 << 3; /* name_iid */
-        for (uint64_t v = iid;; v >>= 7) {
-            b[n++] = (unsigned char)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
-            if (v < 0x80)
-                break;
-        }
-        b[n++] = (unsigned char)(34 << 3 & 0x7f) | 0x80; /* source_location_iid: tag 272 */
-        b[n++] = (unsigned char)((34 << 3) >> 7);
-        for (uint64_t v = iid;; v >>= 7) {
-            b[n++] = (unsigned char)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
-            if (v < 0x80)
-                break;
-        }
-    }
-    b[at] = (unsigned char)(n - at - 1);
-    unsigned char head[2] = {1 << 3 | 2, (unsigned char)n};
-    fnp_sink_write(s, head, 2);
-    fnp_sink_write(s, b, n);
+    fnp_sink_wrote(s, (size_t)(slice_at(b, seq, delta_ns, iid) - b));
 }

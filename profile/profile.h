@@ -525,6 +525,23 @@ void fnp_sink_printf(struct fnp_sink *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Writes what is buffered; returns s->err. */
 int fnp_sink_flush(struct fnp_sink *s);
+/* Room for n bytes written in place, in the buffer (flushed first where needed), then
+ * fnp_sink_wrote with how many were; NULL where the bytes must go through fnp_sink_write
+ * (an error, a checksum kept, a memory sink without room). For writers of many small
+ * records (perfetto.c's slices), which then make no copy and no call per record. */
+static inline char *fnp_sink_room(struct fnp_sink *s, size_t n)
+{
+    if (s->err || s->checksum)
+        return NULL;
+    if (s->len + n > s->cap && (s->fd < 0 || n > s->cap || fnp_sink_flush(s)))
+        return NULL;
+    return s->buf + s->len;
+}
+static inline void fnp_sink_wrote(struct fnp_sink *s, size_t n)
+{
+    s->len += n;
+    s->total += n;
+}
 void fnp_sink_free(struct fnp_sink *s);
 
 /*

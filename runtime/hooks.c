@@ -158,6 +158,16 @@ static FNP_COLD void exit_slow(struct fnp_thread *t, uintptr_t fn)
     fnp_cct_exit_cold(t, fn, fnp_clock_now());
 }
 
+/* The tracing exit's cold path (a chunk full or handed to the writer, a new base): the
+ * call kept, then the frame popped, as the steady path orders them. Reached by a tail call,
+ * so that the steady path makes no call and saves no register. */
+static FNP_COLD void exit_trace_cold(struct fnp_thread *t, const struct fnp_node *n, uint64_t t0,
+                                     uint64_t t1, uint32_t d)
+{
+    fnp_trace_add_cold(t, n, t0, t1);
+    __atomic_store_n(&t->depth, d - 1, __ATOMIC_RELEASE);
+}
+
 /* The exit of the tracing (mode 2) and filtering (3) pairs: the timed exit, then the call
  * kept for the trace; or, first, the exit of a function the filter leaves out, entered
  * last from the innermost frame's function, which returns before the clock is read. */
@@ -171,10 +181,12 @@ FNP_INLINE void exit_timed(struct fnp_thread *t, uintptr_t fn, int mode)
             exit_slow(t, fn);
         return;
     }
-    uint64_t now = fnp_clock_tsc();
-    __atomic_store_n(&n->ticks, n->ticks + (now - f->t0), __ATOMIC_RELAXED);
-    if (mode == 2)
-        fnp_trace_add(t, n, f->t0, now);
+    uint64_t now = fnp_clock_tsc(), t0 = f->t0;
+    __atomic_store_n(&n->ticks, n->ticks + (now - t0), __ATOMIC_RELAXED);
+    if (mode == 2 && FNP_UNLIKELY(!fnp_trace_store(t, n, t0, now))) {
+        exit_trace_cold(t, n, t0, now, d);
+        return;
+    }
     __atomic_store_n(&t->depth, d - 1, __ATOMIC_RELEASE);
 }
 

@@ -935,21 +935,28 @@ int fnp_trace_is_perfetto(const char *path);
 /* At load: the event budget; 0 or -errno. */
 int fnp_trace_init(void);
 void fnp_trace_add_cold(struct fnp_thread *t, const struct fnp_node *n, uint64_t t0, uint64_t t1);
+/* The steady store of fnp_trace_add: 1, or 0 when the call needs the cold path (a full
+ * chunk, a base or a call past 32 bits), which the caller takes. */
+static inline FNP_NOINSTR int fnp_trace_store(struct fnp_thread *t, const struct fnp_node *n,
+                                              uint64_t t0, uint64_t t1)
+{
+    struct fnp_trace_ev *r = t->trace_cur;
+    uint64_t end = t1 - t->trace_base, dur = t1 - t0;
+    if (FNP_UNLIKELY(r == t->trace_end || ((end | dur) >> 32)))
+        return 0;
+    r->node = n;
+    r->end = (uint32_t)end;
+    r->dur = (uint32_t)dur;
+    t->trace_cur = r + 1;
+    return 1;
+}
 /* Keeps the call of n from t0 to t1 in t's trace; the cold path takes a new chunk, a long
  * call or the end of the limit (trace.c), or hands the chunk to the writer (stream.c). */
 static inline FNP_NOINSTR void fnp_trace_add(struct fnp_thread *t, const struct fnp_node *n,
                                              uint64_t t0, uint64_t t1)
 {
-    struct fnp_trace_ev *r = t->trace_cur;
-    uint64_t end = t1 - t->trace_base, dur = t1 - t0;
-    if (FNP_UNLIKELY(r == t->trace_end || ((end | dur) >> 32))) {
+    if (FNP_UNLIKELY(!fnp_trace_store(t, n, t0, t1)))
         fnp_trace_add_cold(t, n, t0, t1);
-        return;
-    }
-    r->node = n;
-    r->end = (uint32_t)end;
-    r->dur = (uint32_t)dur;
-    t->trace_cur = r + 1;
 }
 /* Writes PROF_TRACE (at exit, recording stopped). */
 void fnp_trace_finish(void);

@@ -169,16 +169,26 @@ static int by_fn(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Every item's iid, naming the functions not seen before. */
+/* Every item's iid, naming the functions not seen before: one lookup per item (two for
+ * a function new here), none for a call of the function of the item before it. */
 static void name_items(size_t n)
 {
     if (!names && grow_names() != 0)
         return;
     uintptr_t *fresh = malloc(n * sizeof(*fresh));
     size_t k = 0;
-    for (size_t i = 0; i < n && fresh; i++)
-        if (!iid_of(items[i].node->fn))
-            fresh[k++] = items[i].node->fn;
+    uintptr_t prev = 0;
+    uint64_t prev_iid = 0;
+    for (size_t i = 0; i < n; i++) {
+        uintptr_t fn = items[i].node->fn;
+        if (fn != prev || !prev_iid) {
+            prev = fn;
+            prev_iid = iid_of(fn);
+            if (!prev_iid && fresh && (!k || fresh[k - 1] != fn))
+                fresh[k++] = fn;
+        }
+        items[i].iid = prev_iid;
+    }
     if (k) {
         qsort(fresh, k, sizeof(*fresh), by_fn);
         size_t u = 0;
@@ -186,10 +196,11 @@ static void name_items(size_t n)
             if (!u || fresh[u - 1] != fresh[i])
                 fresh[u++] = fresh[i];
         name_new(fresh, u);
+        for (size_t i = 0; i < n; i++)
+            if (!items[i].iid)
+                items[i].iid = iid_of(items[i].node->fn);
     }
     free(fresh);
-    for (size_t i = 0; i < n; i++)
-        items[i].iid = iid_of(items[i].node->fn);
 }
 
 static struct track *track_of(uint64_t id, int tid)
@@ -231,7 +242,7 @@ static void drop_track(struct track *t)
 }
 
 /* One packet at ts (ns), kept in time order on its sequence. */
-static void put(struct fnp_sink *s, struct track *t, uint64_t ts, uint64_t iid)
+static inline void put(struct fnp_sink *s, struct track *t, uint64_t ts, uint64_t iid)
 {
     if (!t->started) {
         fnp_pf_thread_start(s, t->seq, t->uuid, process_uuid, pid, t->tid, t->name, ts);
@@ -289,6 +300,14 @@ static void write_chunk(struct fnp_sink *s, struct fnp_stream_chunk *c)
     size_t n = 0;
     uint64_t base = c->base, last = 0;
     for (size_t i = 0; i < c->n; i++) {
+        const struct fnp_trace_ev *e = &c->recs[i];
+        if (e->node != FNP_TRACE_LONG && e->node != FNP_TRACE_BASE) {
+            /* the common record, as fnp_trace_unpack reads it */
+            uint64_t t1 = base + e->end;
+            items[n++] = (struct item){e->node, t1 - e->dur, t1, 0, 1, 1, -1, -1, -1};
+            last = t1 > last ? t1 : last;
+            continue;
+        }
         size_t take = c->recs[i].node == FNP_TRACE_LONG && i + 1 < c->n ? 2 : 1;
         struct fnp_trace_rec r;
         if (!fnp_trace_unpack(&c->recs[i], take, &base, &r))
