@@ -969,7 +969,9 @@ void fnp_trace_after_fork(void);
 /* A thread's calls handed to the writer: recs[0, n) in the order they ended, and its
  * open frames at recs[FNP_STREAM_OPEN_AT, +nopen), outermost first, as records (node,
  * start's low half, high half): apart, so that a hook still under way in the owner
- * while another thread closes the chunk (exit, exec) writes where the writer never reads. */
+ * while another thread closes the chunk (exit, exec) writes where the writer never reads.
+ * More open frames than that room holds go to pages of their own, open_deep (open_bytes
+ * long, unmapped when the chunk is given back), all nopen of them. */
 struct fnp_stream_chunk {
     struct fnp_stream_chunk *next; /* in the writer's queue, or the free list */
     uint64_t track;                /* one per thread; a reused state is a new track */
@@ -979,6 +981,8 @@ struct fnp_stream_chunk {
     uint64_t close_at; /* FNP_STREAM_FINAL */
     uint64_t dropped;  /* calls of this track dropped before this chunk */
     size_t n, nopen;
+    struct fnp_trace_ev *open_deep; /* NULL: the open frames are in recs */
+    size_t open_bytes;
     char name[16];
     struct fnp_trace_ev recs[FNP_STREAM_RECS];
 };

@@ -298,7 +298,7 @@ static void write_chunk(struct fnp_sink *s, struct fnp_stream_chunk *c)
         last = r.t1 > last ? r.t1 : last;
     }
     size_t ncalls = n;
-    const struct fnp_trace_ev *op = c->recs + FNP_STREAM_OPEN_AT;
+    const struct fnp_trace_ev *op = c->open_deep ? c->open_deep : c->recs + FNP_STREAM_OPEN_AT;
     /* The frames open at the hand-off, innermost first (the order they will end in). A
      * frame whose call is among the calls above was closed meanwhile (a cut of several
      * frames in progress): it and the frames above it are not open. */

@@ -53,6 +53,8 @@ fnp_stream_case(trace.stream.short_threads short_threads --calls 5000)
 fnp_stream_case(trace.stream.exec exec)
 fnp_stream_case(trace.stream.busy_exec busyexec)
 fnp_stream_case(trace.stream.busy_exit busy)
+fnp_stream_case(trace.stream.deep deep)
+fnp_stream_case(trace.stream.crash_in_malloc crash_in_malloc)
 fnp_stream_case(trace.convert.chrome convert --fnprof $<TARGET_FILE:fnprof>)
 # The issue's sizes: 100 M calls, 100k short threads (minutes: label slow).
 fnp_stream_case(trace.stream.long_100m long --calls 100000000)

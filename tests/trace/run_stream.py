@@ -20,10 +20,10 @@ import read_pftrace  # noqa: E402
 SKIP = 77
 
 
-def build(work):
-    exe = os.path.join(work, "stream_prog")
+def build(work, name="stream_prog"):
+    exe = os.path.join(work, name)
     subprocess.check_call(["gcc", "-g", "-O1", "-finstrument-functions", "-pthread",
-                           os.path.join(HERE, "stream_prog.c"), "-o", exe])
+                           os.path.join(HERE, name + ".c"), "-o", exe])
     return exe
 
 
@@ -112,6 +112,43 @@ def main():
         # worker's calls on both threads, every one kept; main still open, ended at death
         assert total >= 2 * 10000 * 3 + 1, total
         print("ok: died by %s as without fnprof; %d slices kept" % (sig.name, total))
+    elif a.case == "deep":
+        # A recursion 6,000 deep: chunks handed over with up to 6,000 frames open, past the
+        # 1,024 a chunk's own room holds. Every begin must be there: the slices nest and
+        # equal the profile's calls, and the deepest call lies under 6,000 others.
+        depth = a.calls or 6000
+        r = run(exe, a.lib_dir, work, [depth, 0, "deep"])
+        assert r.returncode == 0, r.stderr
+        total, _ = check(trace, prof)
+        _, slices, _ = read_pftrace.read(trace)
+        most = 0
+        for evs in slices.values():
+            d = 0
+            for _, kind, _, _ in evs:
+                d += 1 if kind == "B" else -1
+                most = max(most, d)
+        # main, deep() depth + 1 times, and a leaf at the bottom
+        assert most == depth + 3, (most, depth + 3)
+        assert total > 5 * 31744, total  # several chunks, handed over deep
+        print("ok: %d slices, %d deep, nested and equal to the profile" % (total, most))
+    elif a.case == "crash_in_malloc":
+        # The program dies inside its malloc, holding malloc's lock, after 1,000 calls: no
+        # chunk was handed over yet, so the writer needs malloc to end the file and blocks
+        # for good. The process must still die by its signal at once (a hang detector:
+        # the bound is far above the ~0.1 s it takes; waiting on the writer took 5 s), and
+        # leave no half-written temporary.
+        import time
+        crash = build(work, "stream_crash")
+        for how, sig in (("segv", signal.SIGSEGV), ("abort", signal.SIGABRT)):
+            t0 = time.monotonic()
+            r = run(crash, a.lib_dir, work, [1000, how])
+            took = time.monotonic() - t0
+            assert r.returncode == -sig, (how, r.returncode, r.stderr)
+            assert took < 2.0, "%s: died after %.1f s" % (how, took)
+            assert "writer is blocked" in r.stderr, r.stderr
+            left = glob.glob(os.path.join(work, "t.pftrace*"))
+            assert not left, "left: %r" % left
+            print("ok: died by %s inside malloc in %.2f s, no file left" % (sig.name, took))
     elif a.case == "full_disk":
         # RLIMIT_FSIZE stands in for a full disk (a small tmpfs needs root): the writes
         # past it fail with EFBIG; the program's exit status and output stay its own.
