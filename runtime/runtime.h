@@ -833,6 +833,8 @@ int fnp_control_window(const char *path, int quiet);
 /* The regions interned so far, for naming them at the dump: regions[i] has key
  * FNP_REGION_TAG | (i + 1). Entries are immutable once published; *n is read with acquire. */
 const struct fnp_raw_region *fnp_regions(size_t *n);
+/* key is an interpreter's frame (fnprof_frame_key: a Python function), not a region. */
+int fnp_region_is_frame(uintptr_t key);
 /* Makes the region lock safe across fork (fnp_load: the order of the fork handlers). */
 void fnp_region_atfork(void);
 /* An interpreter's frames were keyed (fnprof_frame_key): its own binary and modules are
