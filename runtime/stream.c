@@ -76,10 +76,17 @@ static void wait_ms(uint32_t *w, uint32_t seen, long ms)
     futex(w, FUTEX_WAIT_PRIVATE, seen, &ts);
 }
 
-static void lock_free_list(void)
+/* 0 when the trace is being finished and the lock stays taken: its holder may be a
+ * thread a fatal signal stopped inside it (the handler runs close_all), which would
+ * leave the writer spinning here, running, and the handler waiting for it. */
+static int lock_free_list(void)
 {
-    while (__atomic_exchange_n(&free_lock, 1, __ATOMIC_ACQUIRE))
+    for (unsigned spins = 0; __atomic_exchange_n(&free_lock, 1, __ATOMIC_ACQUIRE); spins++) {
+        if (spins >= 1000 && __atomic_load_n(&finishing, __ATOMIC_ACQUIRE))
+            return 0;
         sched_yield();
+    }
+    return 1;
 }
 
 static void unlock_free_list(void)
@@ -93,7 +100,8 @@ static void give_back(struct fnp_stream_chunk *c)
         munmap(c->open_deep, c->open_bytes);
         c->open_deep = NULL;
     }
-    lock_free_list();
+    if (!lock_free_list())
+        return; /* the run is ending: the chunk is not needed again */
     c->next = free_list;
     free_list = c;
     unlock_free_list();
@@ -108,7 +116,8 @@ static struct fnp_stream_chunk *take(int wait)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
         uint32_t seen = __atomic_load_n(&free_word, __ATOMIC_ACQUIRE);
-        lock_free_list();
+        if (!lock_free_list())
+            return NULL;
         struct fnp_stream_chunk *c = free_list;
         if (c)
             free_list = c->next;
@@ -172,7 +181,11 @@ static void send(struct fnp_thread *t, struct fnp_stream_chunk *c, uint32_t flag
     do
         c->next = head;
     while (!__atomic_compare_exchange_n(&queue, &head, c, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
-    wake(&queue_word);
+    /* A queue that held chunks already had its wake, which the writer has yet to act on
+     * (it takes the whole queue at once): a wake per chunk would only add context
+     * switches (short threads by the thousand, each ending with a chunk). */
+    if (!head)
+        wake(&queue_word);
 }
 
 static void hand_off(struct fnp_thread *t, uint32_t flags, uint64_t close_at, int own)

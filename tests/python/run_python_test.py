@@ -380,13 +380,16 @@ def case_trace_mixed(tmp):
     for tid in {e["tid"] for e in events}:
         mine = sorted((e for e in events if e["tid"] == tid),
                       key=lambda e: (round(e["ts"] * 1000), -round(e["dur"] * 1000)))
-        stack = []
+        stack = []  # (name, end, start) of the calls around
         for e in mine:
             t0 = round(e["ts"] * 1000)
-            while stack and stack[-1][1] <= t0 and stack[-1][1] > stack[-1][2]:
+            t1 = t0 + round(e["dur"] * 1000)
+            # not around it: ended before it did, or lasted no time at its start (a
+            # sibling inlined to nothing, as Py_DECREF can be)
+            while stack and (stack[-1][1] < t1 or stack[-1][1] == stack[-1][2] == t0):
                 stack.pop()
             rel.append((e["name"], stack[-1][0] if stack else None))
-            stack.append((e["name"], t0 + round(e["dur"] * 1000), t0))
+            stack.append((e["name"], t1, t0))
     check_chain(rel, "json")
     cats = {e["name"]: e["cat"] for e in events}
     if cats["callback"] != "frame" or cats["<built-in method mixed.native_loop>"] != "frame" \
