@@ -51,7 +51,24 @@ static struct fnp_raw_module *all_modules(const struct fnp_modmap *map, size_t *
     return mods;
 }
 
+/* One symbolizer session at a time: the streamed trace's writer names functions while a
+ * dump (at exit, fnprof_dump, PROF_DUMP_SIGNAL) may be naming its own, and libdwarf's
+ * deallocation is not safe from two threads (a double free, 1 run in 30 of
+ * trace.regions). Taken under control.c's lock, never the other way round. */
+static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
+void fnp_dump_build_atfork(void);
+FNP_FORK_SAFE_LOCK(fnp_dump_build_atfork, build_lock)
+static int dump_build_locked(struct fnp_profile *prof, struct fnp_raw *raw);
+
 int fnp_dump_build(struct fnp_profile *prof, struct fnp_raw *raw)
+{
+    pthread_mutex_lock(&build_lock);
+    int out = dump_build_locked(prof, raw);
+    pthread_mutex_unlock(&build_lock);
+    return out;
+}
+
+static int dump_build_locked(struct fnp_profile *prof, struct fnp_raw *raw)
 {
     struct fnp_modmap map = {0};
     int rc = fnp_modmap_load(&map);
@@ -226,6 +243,7 @@ __attribute__((constructor)) static void fnp_load(void)
     fnp_meta_atfork();
     fnp_region_atfork();
     fnp_exec_atfork();
+    fnp_dump_build_atfork(); /* between control.c's lock and these leaves */
     /* The wrappers of interpose.c are live whether or not anything is recorded. */
     fnp_interpose_init();
     fnp_unload_init();

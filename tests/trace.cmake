@@ -55,6 +55,7 @@ fnp_stream_case(trace.stream.busy_exec busyexec)
 fnp_stream_case(trace.stream.busy_exit busy)
 fnp_stream_case(trace.stream.deep deep)
 fnp_stream_case(trace.regions regions)
+fnp_stream_case(trace.stream.exit_race exit_race)
 fnp_stream_case(trace.stream.crash_in_malloc crash_in_malloc)
 fnp_stream_case(trace.convert.chrome convert --fnprof $<TARGET_FILE:fnprof>)
 # The issue's sizes: 100 M calls, 100k short threads (minutes: label slow).
