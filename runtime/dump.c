@@ -56,14 +56,38 @@ static struct fnp_raw_module *all_modules(const struct fnp_modmap *map, size_t *
  * deallocation is not safe from two threads (a double free, 1 run in 30 of
  * trace.regions). Taken under control.c's lock, never the other way round. */
 static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
-void fnp_dump_build_atfork(void);
-FNP_FORK_SAFE_LOCK(fnp_dump_build_atfork, build_lock)
+/* This thread holds build_lock; this thread's fork took it (fork handlers). */
+static __thread int build_held __attribute__((tls_model("initial-exec")));
+static __thread int build_forking __attribute__((tls_model("initial-exec")));
 static int dump_build_locked(struct fnp_profile *prof, struct fnp_raw *raw);
+
+/* Held across fork like the others, but not when this very thread holds it: a signal
+ * handler that forks may interrupt a dump here (e2e.memory.signal_fork), and would wait
+ * for itself. The child goes on with it held by its one thread, which will release it. */
+static void build_prepare(void)
+{
+    if ((build_forking = !build_held) != 0)
+        pthread_mutex_lock(&build_lock);
+}
+
+static void build_after(void)
+{
+    if (build_forking)
+        pthread_mutex_unlock(&build_lock);
+    build_forking = 0;
+}
+
+static void fnp_dump_build_atfork(void)
+{
+    pthread_atfork(build_prepare, build_after, build_after);
+}
 
 int fnp_dump_build(struct fnp_profile *prof, struct fnp_raw *raw)
 {
     pthread_mutex_lock(&build_lock);
+    build_held = 1;
     int out = dump_build_locked(prof, raw);
+    build_held = 0;
     pthread_mutex_unlock(&build_lock);
     return out;
 }

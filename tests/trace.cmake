@@ -27,7 +27,6 @@ add_test(NAME unit.check_trace_files
                  $<TARGET_FILE:check_trace> ${Python3_EXECUTABLE} ${fnp_trace_work}
                  ${CMAKE_CURRENT_LIST_DIR}/trace/check_trace.py)
 set_tests_properties(unit.check_trace_files PROPERTIES LABELS unit)
-# SPDX-License-Identifier: MIT
 
 # The streamed Perfetto trace (PROF_TRACE=*.pftrace): the independent reader's own test,
 # then programs traced and decoded by it (tests/trace/run_stream.py).
@@ -63,3 +62,4 @@ fnp_stream_case(trace.stream.long_100m long --calls 100000000)
 fnp_stream_case(trace.stream.short_threads_100k short_threads --calls 100000)
 set_tests_properties(trace.stream.long_100m trace.stream.short_threads_100k
                      PROPERTIES LABELS "trace;e2e;slow")
+# SPDX-License-Identifier: MIT
