@@ -128,6 +128,21 @@ void fnp_pf_instant(struct fnp_sink *s, uint32_t seq, uint64_t track, uint64_t t
     emit(s, &p);
 }
 
+void fnp_pf_metadata(struct fnp_sink *s, uint32_t seq, const struct fnp_meta *meta, size_t nmeta)
+{
+    struct pb p = {.n = 0};
+    field_varint(&p, 10, seq);
+    size_t ce = open_msg(&p, 5); /* chrome_events */
+    for (size_t i = 0; i < nmeta; i++) {
+        size_t m = open_msg(&p, 2); /* metadata */
+        field_string(&p, 1, meta[i].key);
+        field_string(&p, 2, meta[i].value); /* string_value */
+        close_msg(&p, m);
+    }
+    close_msg(&p, ce);
+    emit(s, &p);
+}
+
 void fnp_pf_thread_start(struct fnp_sink *s, uint32_t seq, uint64_t uuid, uint64_t parent, int pid,
                          int tid, const char *name, uint64_t ts_ns)
 {

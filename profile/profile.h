@@ -653,7 +653,9 @@ struct fnp_trace {
     const struct fnp_trace_track *tracks; /* shown in this order, but the main thread's
                                              (tid == pid) first */
     size_t ntracks;
-    const uint8_t *is_region; /* is_region[func]: a named region (NULL: none is) */
+    /* is_region[func]: 1 a named region, 2 an interpreter's frame (a Python function,
+     * fnprof_frame_*); NULL: none is */
+    const uint8_t *is_region;
     int pid;
     const char *process; /* the process's name */
     double tick_seconds;
@@ -918,6 +920,9 @@ void fnp_pf_process(struct fnp_sink *s, uint32_t seq, uint64_t uuid, int pid, co
  * annotations the pairs meta. */
 void fnp_pf_instant(struct fnp_sink *s, uint32_t seq, uint64_t track, uint64_t ts_ns,
                     const char *title, const struct fnp_meta *meta, size_t nmeta);
+/* The pairs meta as the trace's metadata (a ChromeEventBundle's ChromeMetadata entries,
+ * which trace processors list among the trace's metadata), on sequence seq. */
+void fnp_pf_metadata(struct fnp_sink *s, uint32_t seq, const struct fnp_meta *meta, size_t nmeta);
 /* Starts a thread's sequence: state cleared, its clock at ts_ns, its track described. */
 void fnp_pf_thread_start(struct fnp_sink *s, uint32_t seq, uint64_t uuid, uint64_t parent, int pid,
                          int tid, const char *name, uint64_t ts_ns);

@@ -162,8 +162,10 @@ static const struct rendered *render(struct calls *c, uint32_t func)
     r->off = s->len;
     fnp_sink_puts(s, ",\n{\"name\":");
     fnp_json_string(s, key->name ? key->name : "?");
-    fnp_sink_puts(s, c->t->is_region && c->t->is_region[func] ? ",\"cat\":\"region\""
-                                                              : ",\"cat\":\"function\"");
+    static const char *const cats[] = {",\"cat\":\"function\"", ",\"cat\":\"region\"",
+                                       ",\"cat\":\"frame\""};
+    uint8_t kind = c->t->is_region ? c->t->is_region[func] : 0;
+    fnp_sink_puts(s, cats[kind < 3 ? kind : 1]);
     fnp_sink_puts(s, ",\"ph\":\"X\",\"ts\":");
     r->head = s->len - r->off;
     fnp_sink_puts(s, ",\"args\":{\"file\":");

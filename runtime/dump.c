@@ -51,7 +51,48 @@ static struct fnp_raw_module *all_modules(const struct fnp_modmap *map, size_t *
     return mods;
 }
 
+/* One symbolizer session at a time: the streamed trace's writer names functions while a
+ * dump (at exit, fnprof_dump, PROF_DUMP_SIGNAL) may be naming its own, and libdwarf's
+ * deallocation is not safe from two threads (a double free, 1 run in 30 of
+ * trace.regions). Taken under control.c's lock, never the other way round. */
+static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
+/* This thread holds build_lock; this thread's fork took it (fork handlers). */
+static __thread int build_held __attribute__((tls_model("initial-exec")));
+static __thread int build_forking __attribute__((tls_model("initial-exec")));
+static int dump_build_locked(struct fnp_profile *prof, struct fnp_raw *raw);
+
+/* Held across fork like the others, but not when this very thread holds it: a signal
+ * handler that forks may interrupt a dump here (e2e.memory.signal_fork), and would wait
+ * for itself. The child goes on with it held by its one thread, which will release it. */
+static void build_prepare(void)
+{
+    if ((build_forking = !build_held) != 0)
+        pthread_mutex_lock(&build_lock);
+}
+
+static void build_after(void)
+{
+    if (build_forking)
+        pthread_mutex_unlock(&build_lock);
+    build_forking = 0;
+}
+
+static void fnp_dump_build_atfork(void)
+{
+    pthread_atfork(build_prepare, build_after, build_after);
+}
+
 int fnp_dump_build(struct fnp_profile *prof, struct fnp_raw *raw)
+{
+    pthread_mutex_lock(&build_lock);
+    build_held = 1;
+    int out = dump_build_locked(prof, raw);
+    build_held = 0;
+    pthread_mutex_unlock(&build_lock);
+    return out;
+}
+
+static int dump_build_locked(struct fnp_profile *prof, struct fnp_raw *raw)
 {
     struct fnp_modmap map = {0};
     int rc = fnp_modmap_load(&map);
@@ -226,6 +267,7 @@ __attribute__((constructor)) static void fnp_load(void)
     fnp_meta_atfork();
     fnp_region_atfork();
     fnp_exec_atfork();
+    fnp_dump_build_atfork(); /* between control.c's lock and these leaves */
     /* The wrappers of interpose.c are live whether or not anything is recorded. */
     fnp_interpose_init();
     fnp_unload_init();

@@ -247,6 +247,11 @@ static int is_frame(uintptr_t key)
     return files_seen[v - 1] == NULL;
 }
 
+int fnp_region_is_frame(uintptr_t key)
+{
+    return is_frame(key);
+}
+
 FNPROF_API void fnprof_frame_enter(uintptr_t key)
 {
     uint64_t rec = __atomic_load_n(&fnp_recording, __ATOMIC_RELAXED);

@@ -834,6 +834,8 @@ int fnp_control_window(const char *path, int quiet);
 /* The regions interned so far, for naming them at the dump: regions[i] has key
  * FNP_REGION_TAG | (i + 1). Entries are immutable once published; *n is read with acquire. */
 const struct fnp_raw_region *fnp_regions(size_t *n);
+/* key is an interpreter's frame (fnprof_frame_key: a Python function), not a region. */
+int fnp_region_is_frame(uintptr_t key);
 /* Makes the region lock safe across fork (fnp_load: the order of the fork handlers). */
 void fnp_region_atfork(void);
 /* An interpreter's frames were keyed (fnprof_frame_key): its own binary and modules are
@@ -1015,7 +1017,9 @@ void fnp_ring_put_raw(struct fnp_raw_out *o, uint64_t now);
 /* A thread's calls handed to the writer: recs[0, n) in the order they ended, and its
  * open frames at recs[FNP_STREAM_OPEN_AT, +nopen), outermost first, as records (node,
  * start's low half, high half): apart, so that a hook still under way in the owner
- * while another thread closes the chunk (exit, exec) writes where the writer never reads. */
+ * while another thread closes the chunk (exit, exec) writes where the writer never reads.
+ * More open frames than that room holds go to pages of their own, open_deep (open_bytes
+ * long, unmapped when the chunk is given back), all nopen of them. */
 struct fnp_stream_chunk {
     struct fnp_stream_chunk *next; /* in the writer's queue, or the free list */
     uint64_t track;                /* one per thread; a reused state is a new track */
@@ -1025,6 +1029,8 @@ struct fnp_stream_chunk {
     uint64_t close_at; /* FNP_STREAM_FINAL */
     uint64_t dropped;  /* calls of this track dropped before this chunk */
     size_t n, nopen;
+    struct fnp_trace_ev *open_deep; /* NULL: the open frames are in recs */
+    size_t open_bytes;
     char name[16];
     struct fnp_trace_ev recs[FNP_STREAM_RECS];
 };

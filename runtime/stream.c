@@ -37,6 +37,7 @@
 #define DEFAULT_MB 64
 #define WAIT_MS 2000
 #define FATAL_WAIT_MS 5000
+#define FATAL_STALL_MS 100
 
 /* Chunks: the queue (pushed by any thread, taken whole by the writer), the free list
  * (under free_lock), how many exist and may. */
@@ -52,6 +53,10 @@ static int writer_started, finished;
 static char *path;
 static int write_rc;
 static uint64_t calls_written, calls_dropped;
+/* For the fatal path: the writer's kernel thread id, 1 while it waits for chunks (idle,
+ * not blocked), and a count it bumps as it gets on. */
+static int writer_tid, writer_idle;
+static uint32_t writer_progress;
 static __thread int in_cold __attribute__((tls_model("initial-exec")));
 
 static long futex(uint32_t *w, int op, uint32_t v, const struct timespec *ts)
@@ -71,10 +76,17 @@ static void wait_ms(uint32_t *w, uint32_t seen, long ms)
     futex(w, FUTEX_WAIT_PRIVATE, seen, &ts);
 }
 
-static void lock_free_list(void)
+/* 0 when the trace is being finished and the lock stays taken: its holder may be a
+ * thread a fatal signal stopped inside it (the handler runs close_all), which would
+ * leave the writer spinning here, running, and the handler waiting for it. */
+static int lock_free_list(void)
 {
-    while (__atomic_exchange_n(&free_lock, 1, __ATOMIC_ACQUIRE))
+    for (unsigned spins = 0; __atomic_exchange_n(&free_lock, 1, __ATOMIC_ACQUIRE); spins++) {
+        if (spins >= 1000 && __atomic_load_n(&finishing, __ATOMIC_ACQUIRE))
+            return 0;
         sched_yield();
+    }
+    return 1;
 }
 
 static void unlock_free_list(void)
@@ -84,7 +96,12 @@ static void unlock_free_list(void)
 
 static void give_back(struct fnp_stream_chunk *c)
 {
-    lock_free_list();
+    if (c->open_deep) {
+        munmap(c->open_deep, c->open_bytes);
+        c->open_deep = NULL;
+    }
+    if (!lock_free_list())
+        return; /* the run is ending: the chunk is not needed again */
     c->next = free_list;
     free_list = c;
     unlock_free_list();
@@ -99,7 +116,8 @@ static struct fnp_stream_chunk *take(int wait)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
         uint32_t seen = __atomic_load_n(&free_word, __ATOMIC_ACQUIRE);
-        lock_free_list();
+        if (!lock_free_list())
+            return NULL;
         struct fnp_stream_chunk *c = free_list;
         if (c)
             free_list = c->next;
@@ -132,13 +150,26 @@ static void send(struct fnp_thread *t, struct fnp_stream_chunk *c, uint32_t flag
 {
     size_t room = FNP_STREAM_RECS - FNP_STREAM_OPEN_AT, k = 0;
     uint32_t depth = __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
+    struct fnp_trace_ev *open = c->recs + FNP_STREAM_OPEN_AT;
+    /* Deeper than the room (a deep recursion): every frame's begin is due before its end,
+     * so the frames go to pages of their own rather than be cut (mmap: async-signal-safe,
+     * as close_all may run in a handler). Only when that fails do the innermost go. */
+    c->open_deep = NULL;
+    if (depth > room) {
+        size_t bytes = ((size_t)depth * sizeof(*open) + 4095) & ~(size_t)4095;
+        void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m != MAP_FAILED) {
+            c->open_deep = open = m;
+            c->open_bytes = bytes;
+            room = depth;
+        }
+    }
     for (uint32_t i = 0; i < depth && k < room; i++) {
         const struct fnp_node *node = t->frames[i].node;
         uint64_t t0 = t->frames[i].t0;
         if (!node || fnp_key_is_ghost(node->fn))
             continue;
-        c->recs[FNP_STREAM_OPEN_AT + k++] =
-            (struct fnp_trace_ev){node, (uint32_t)t0, (uint32_t)(t0 >> 32)};
+        open[k++] = (struct fnp_trace_ev){node, (uint32_t)t0, (uint32_t)(t0 >> 32)};
     }
     c->nopen = k;
     c->flags = flags;
@@ -150,7 +181,11 @@ static void send(struct fnp_thread *t, struct fnp_stream_chunk *c, uint32_t flag
     do
         c->next = head;
     while (!__atomic_compare_exchange_n(&queue, &head, c, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
-    wake(&queue_word);
+    /* A queue that held chunks already had its wake, which the writer has yet to act on
+     * (it takes the whole queue at once): a wake per chunk would only add context
+     * switches (short threads by the thousand, each ending with a chunk). */
+    if (!head)
+        wake(&queue_word);
 }
 
 static void hand_off(struct fnp_thread *t, uint32_t flags, uint64_t close_at, int own)
@@ -282,7 +317,9 @@ static struct fnp_stream_chunk *next_chunk(void *ctx)
         }
         if (__atomic_load_n(&finishing, __ATOMIC_ACQUIRE) == 2)
             return NULL;
+        __atomic_store_n(&writer_idle, 1, __ATOMIC_RELEASE);
         wait_ms(&queue_word, seen, 100);
+        __atomic_store_n(&writer_idle, 0, __ATOMIC_RELEASE);
     }
 }
 
@@ -290,6 +327,7 @@ static void chunk_done(void *ctx, struct fnp_stream_chunk *c)
 {
     (void)ctx;
     give_back(c);
+    __atomic_add_fetch(&writer_progress, 1, __ATOMIC_RELAXED);
 }
 
 static int discard; /* before an exec that keeps no profile: the temporary goes */
@@ -304,6 +342,7 @@ static int write_stream(struct fnp_sink *s, void *ctx)
 static void *writer_main(void *arg)
 {
     (void)arg;
+    __atomic_store_n(&writer_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
     fnp_mem_hold();
     int rc = fnp_write_file_atomic(path, write_stream, NULL);
     /* A failed write still took every chunk (the program never waits on a dead file). */
@@ -358,11 +397,13 @@ static struct fnp_stream_chunk *take_closing(const struct timespec *t0, long wai
 {
     for (;;) {
         uint32_t seen = __atomic_load_n(&free_word, __ATOMIC_ACQUIRE);
-        lock_free_list();
-        struct fnp_stream_chunk *c = free_list;
-        if (c)
-            free_list = c->next;
-        unlock_free_list();
+        /* Tried, not waited for: a fatal signal may have stopped its holder for good. */
+        struct fnp_stream_chunk *c = NULL;
+        if (!__atomic_exchange_n(&free_lock, 1, __ATOMIC_ACQUIRE)) {
+            if ((c = free_list) != NULL)
+                free_list = c->next;
+            unlock_free_list();
+        }
         if (c)
             return c;
         unsigned m = __atomic_load_n(&made, __ATOMIC_RELAXED);
@@ -455,17 +496,79 @@ void fnp_stream_before_exec(int keep)
     fnp_stream_finish();
 }
 
+/* The writer's scheduling state from /proc (async-signal-safe: open, read, close): 'R'
+ * running, 'D' in the disk, 'S' asleep (a futex: a lock), ...; 0 when unknown. */
+static char writer_state(void)
+{
+    char p[64] = "/proc/self/task/", buf[256];
+    char *q = p + strlen(p);
+    char digits[16];
+    int n = 0;
+    for (unsigned v = (unsigned)__atomic_load_n(&writer_tid, __ATOMIC_ACQUIRE); v || !n; v /= 10)
+        digits[n++] = (char)('0' + v % 10);
+    while (n)
+        *q++ = digits[--n];
+    memcpy(q, "/stat", 6);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t r = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (r <= 0)
+        return 0;
+    buf[r] = 0;
+    /* "tid (comm) S ...": the comm may hold parentheses, the state follows the last ")" */
+    char *e = strrchr(buf, ')');
+    return e && e[1] == ' ' ? e[2] : 0;
+}
+
+/*
+ * From a fatal signal's handler, in the dying thread. The writer finishes the file (it
+ * names the functions: the symbolizer and malloc), and this waits for it, but never on
+ * something the dying thread may hold: a crash inside malloc (a corrupt heap aborts there)
+ * or under any lock of the program's leaves the writer asleep on it for good, and the
+ * process would not die until the wait ran out. The writer cannot be made to do without
+ * malloc (the symbolizer allocates), so the wait watches it instead: as long as it runs
+ * or reads the disk, or hands chunks back, the file is coming (a slow disk, a first
+ * symbolization: up to FATAL_WAIT_MS); asleep outside its own wait for chunks for
+ * FATAL_STALL_MS with nothing done, it is blocked, most likely on the dying thread. Then
+ * the temporary is removed (the file is whole or absent) and one line says so. Without
+ * /proc to tell, no progress for ten times as long counts as blocked.
+ */
 void fnp_stream_on_fatal(void)
 {
     if (!fnp_streaming || !writer_started || __atomic_exchange_n(&finished, 1, __ATOMIC_ACQ_REL))
         return;
-    close_all(fnp_clock_now(), 200);
-    for (int waited = 0; waited < FATAL_WAIT_MS; waited += 100) {
+    close_all(fnp_clock_now(), FATAL_STALL_MS);
+    uint32_t progress = __atomic_load_n(&writer_progress, __ATOMIC_RELAXED);
+    int stalled = 0;
+    for (int waited = 0; waited < FATAL_WAIT_MS; waited += 10) {
         uint32_t seen = __atomic_load_n(&done_word, __ATOMIC_ACQUIRE);
         if (__atomic_load_n(&write_rc, __ATOMIC_ACQUIRE))
             return;
-        wait_ms(&done_word, seen, 100);
+        wait_ms(&done_word, seen, 10);
+        uint32_t now = __atomic_load_n(&writer_progress, __ATOMIC_RELAXED);
+        char st = writer_state();
+        int idle = __atomic_load_n(&writer_idle, __ATOMIC_ACQUIRE);
+        if (now != progress || idle || st == 'R' || st == 'D')
+            stalled = 0;
+        else
+            stalled += 10;
+        progress = now;
+        if (stalled >= (st ? FATAL_STALL_MS : 10 * FATAL_STALL_MS))
+            break;
     }
+    if (__atomic_load_n(&write_rc, __ATOMIC_ACQUIRE))
+        return;
+    fnp_write_file_abandon();
+    static const char what[] = "fnprof: PROF_TRACE: the trace's writer is blocked (by the "
+                               "dying thread?): ";
+    static const char left[] = " not written\n";
+    ssize_t ignored = write(2, what, sizeof(what) - 1);
+    if (path)
+        ignored = write(2, path, strlen(path));
+    ignored = write(2, left, sizeof(left) - 1);
+    (void)ignored;
 }
 
 void fnp_stream_after_fork(void)
@@ -483,6 +586,7 @@ void fnp_stream_after_fork(void)
     discard = 0;
     calls_written = calls_dropped = 0;
     writer_started = 0;
+    writer_idle = 0;
     in_cold = 0;
     if (fnp_tls)
         fnp_tls->stream_busy = 0;

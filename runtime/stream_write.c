@@ -317,7 +317,7 @@ static void write_chunk(struct fnp_sink *s, struct fnp_stream_chunk *c)
         last = r.t1 > last ? r.t1 : last;
     }
     size_t ncalls = n;
-    const struct fnp_trace_ev *op = c->recs + FNP_STREAM_OPEN_AT;
+    const struct fnp_trace_ev *op = c->open_deep ? c->open_deep : c->recs + FNP_STREAM_OPEN_AT;
     /* The frames open at the hand-off, innermost first (the order they will end in). A
      * frame whose call is among the calls above was closed meanwhile (a cut of several
      * frames in progress): it and the frames above it are not open. */
@@ -444,16 +444,21 @@ void fnp_stream_write_all(struct fnp_sink *s, struct fnp_stream_chunk *(*next)(v
     exe[len > 0 ? len : 0] = 0;
     const char *base = strrchr(exe, '/');
     fnp_pf_process(s, 1, process_uuid, pid, base ? base + 1 : exe);
-    struct fnp_profile meta;
-    fnp_profile_init(&meta);
-    if (fnp_meta_fill(&meta) == 0)
-        fnp_pf_instant(s, 1, process_uuid, 0, "fnprof: run", meta.meta, meta.nmeta);
-    fnp_profile_free(&meta);
     struct fnp_stream_chunk *c;
     while ((c = next(ctx)) != NULL) {
         write_chunk(s, c);
         done(ctx, c);
     }
+    /* The run's metadata at the end, when the program has added its pairs
+     * (fnprof_add_metadata): as the trace's metadata, and as an instant at time 0 on the
+     * process's track, where the timeline shows it. */
+    struct fnp_profile meta;
+    fnp_profile_init(&meta);
+    if (fnp_meta_fill(&meta) == 0) {
+        fnp_pf_metadata(s, 1, meta.meta, meta.nmeta);
+        fnp_pf_instant(s, 1, process_uuid, 0, "fnprof: run", meta.meta, meta.nmeta);
+    }
+    fnp_profile_free(&meta);
     /* Tracks whose thread neither ended nor was open at the end (none expected). */
     while (tracks)
         drop_track(tracks);

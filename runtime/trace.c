@@ -551,7 +551,7 @@ static int name_events(struct fnp_profile *prof, struct fnp_trace_event *ev,
     for (size_t i = 0; i < u && !rc; i++) {
         keys[i].func = func_of[i];
         if (fnp_key_is_region(keys[i].fn))
-            (*is_region)[func_of[i]] = 1;
+            (*is_region)[func_of[i]] = fnp_region_is_frame(keys[i].fn) ? 2 : 1;
     }
     for (size_t i = 0; i < n && !rc; i++) {
         struct key_func key = {nd[i]->fn, 0};

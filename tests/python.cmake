@@ -10,7 +10,7 @@
 if(NOT TARGET fnprof_python)
     return()
 endif()
-set(fnp_py_cases pure mixed_linked mixed_flags threads report fork trace memory schedule
+set(fnp_py_cases pure mixed_linked mixed_flags threads report fork trace trace_mixed memory schedule
     dump_signal filter together signals)
 set(fnp_py_runner ${CMAKE_CURRENT_LIST_DIR}/python/run_python_test.py)
 

@@ -318,6 +318,89 @@ def case_trace(tmp):
     print("trace: the timeline names the Python calls")
 
 
+def case_trace_mixed(tmp):
+    """PROF_TRACE in both formats on Python -> C -> Python: Python frames and native calls
+    on one track, each slice named and placed as the profile keys it (the Python callback
+    under the native function under its builtin under the Python caller), the slices equal
+    to the profile's calls, decoded by the independent readers."""
+    import collections
+    import json
+    sys.path.insert(0, os.path.join(HERE, "..", "trace"))
+    import read_pftrace
+    build_mixed(tmp, False)
+    shutil.copy(os.path.join(PROGS, "mixed_main.py"), tmp)
+    N, K, R = 5, 4, 3
+    chain = [("callback", "native_loop", R * N), ("native_loop",
+             "<built-in method mixed.native_loop>", R),
+             ("<built-in method mixed.native_loop>", "main", R), ("keyfn", "native_keys", K)]
+
+    def check_chain(rel, label):
+        got = collections.Counter((nm, p) for nm, p in rel)
+        for child, parent, n in chain:
+            if got[(child, parent)] != n:
+                fail("trace_mixed: %s: %s under %s %d times, want %d" % (label, child, parent,
+                                                                       got[(child, parent)], n))
+
+    # Perfetto, streamed
+    run(["-m", "fnprof", "-o", "p.prof", "mixed_main.py"], tmp,
+        env=dict(ENV, PROF_TRACE="t.pftrace"))
+    tracks, slices, _ = read_pftrace.read(os.path.join(tmp, "t.pftrace"))
+    counts, total = read_pftrace.nest(slices)
+    calls = read_pftrace.pstats_calls(os.path.join(tmp, "p.prof"))
+    if dict(counts) != calls:
+        fail("trace_mixed: pftrace slices differ from the profile's calls")
+    rel, where = [], {}
+    for track, evs in slices.items():
+        stack = []
+        for _, kind, name, loc in evs:
+            if kind == "B":
+                rel.append((name, stack[-1] if stack else None))
+                where.setdefault(name, set()).add((track, loc))
+                stack.append(name)
+            else:
+                stack.pop()
+    check_chain(rel, "pftrace")
+    if len({t for n in ("main", "native_loop", "callback") for t, _ in where[n]}) != 1:
+        fail("trace_mixed: Python and native calls on different tracks: %s" % where)
+    for name, suffix in (("callback", "mixed_main.py"), ("native_loop", "mixed.c")):
+        if not all(loc and loc[0].endswith(suffix) and loc[1] > 0 for _, loc in where[name]):
+            fail("trace_mixed: %s located at %s" % (name, where[name]))
+
+    # Chrome JSON, at exit
+    run(["-m", "fnprof", "-o", "j.prof", "mixed_main.py"], tmp,
+        env=dict(ENV, PROF_TRACE="t.json"))
+    r = subprocess.run([sys.executable, "-B", os.path.join(HERE, "..", "trace", "check_trace.py"),
+                        os.path.join(tmp, "t.json"), os.path.join(tmp, "j.prof")],
+                       capture_output=True, text=True)
+    if r.returncode:
+        fail("trace_mixed: check_trace: %s%s" % (r.stdout, r.stderr))
+    events = [e for e in json.load(open(os.path.join(tmp, "t.json")))["traceEvents"]
+              if e["ph"] == "X"]
+    rel = []
+    for tid in {e["tid"] for e in events}:
+        mine = sorted((e for e in events if e["tid"] == tid),
+                      key=lambda e: (round(e["ts"] * 1000), -round(e["dur"] * 1000)))
+        stack = []  # (name, end, start) of the calls around
+        for e in mine:
+            t0 = round(e["ts"] * 1000)
+            t1 = t0 + round(e["dur"] * 1000)
+            # not around it: ended before it did, or lasted no time at its start (a
+            # sibling inlined to nothing, as Py_DECREF can be)
+            while stack and (stack[-1][1] < t1 or stack[-1][1] == stack[-1][2] == t0):
+                stack.pop()
+            rel.append((e["name"], stack[-1][0] if stack else None))
+            stack.append((e["name"], t1, t0))
+    check_chain(rel, "json")
+    cats = {e["name"]: e["cat"] for e in events}
+    if cats["callback"] != "frame" or cats["<built-in method mixed.native_loop>"] != "frame" \
+            or cats["native_loop"] != "function":
+        fail("trace_mixed: categories %s" % {n: cats[n] for n in (
+            "callback", "<built-in method mixed.native_loop>", "native_loop")})
+    if len({e["tid"] for e in events if e["name"] in ("main", "native_loop", "callback")}) != 1:
+        fail("trace_mixed: Python and native calls on different threads")
+    print("trace_mixed: Python frames and native calls nest on one track in both formats")
+
+
 def case_memory(tmp):
     """PROF_MEMORY: the bytes malloc gave are charged to the Python frame that asked (a
     bytearray of 1 MiB goes to malloc; small objects stay in pymalloc's arenas), and the

@@ -146,6 +146,21 @@ def read(path):
     return tracks, slices, instants
 
 
+def metadata(path):
+    """The trace's metadata: the ChromeMetadata entries (name, string_value) of the
+    packets' ChromeEventBundle (TracePacket field 5, its field 2)."""
+    data = open(path, "rb").read()
+    out = {}
+    for f, wt, pkt in fields(data):
+        bundle = one(pkt, 5) if f == 1 and wt == 2 else None
+        if bundle is None:
+            continue
+        for bf, _, m in fields(bundle):
+            if bf == 2:
+                out[one(m, 1, b"").decode()] = one(m, 2, b"").decode()
+    return out
+
+
 def nest(slices):
     """Per track: check order and nesting; count completed slices per (name, file, line)."""
     counts = collections.Counter()

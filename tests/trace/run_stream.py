@@ -6,6 +6,7 @@ trace with read_pftrace.py (an independent wire-format reader).
 usage: run_stream.py --case NAME --lib-dir DIR --workdir DIR
 """
 import argparse
+import collections
 import glob
 import os
 import resource
@@ -20,10 +21,10 @@ import read_pftrace  # noqa: E402
 SKIP = 77
 
 
-def build(work):
-    exe = os.path.join(work, "stream_prog")
+def build(work, name="stream_prog"):
+    exe = os.path.join(work, name)
     subprocess.check_call(["gcc", "-g", "-O1", "-finstrument-functions", "-pthread",
-                           os.path.join(HERE, "stream_prog.c"), "-o", exe])
+                           os.path.join(HERE, name + ".c"), "-o", exe])
     return exe
 
 
@@ -50,6 +51,20 @@ def check(trace, prof=None, open_calls=0):
             diff = {k: (counts.get(k), v) for k, v in calls.items() if counts.get(k) != v}
             raise SystemExit("%s: slices differ from the profile's calls: %r" % (trace, diff))
     return total, len(slices)
+
+
+def parents(slices):
+    """Per slice, (its name, its location, its parent's name or None, tid track uuid)."""
+    out = []
+    for track, evs in slices.items():
+        stack = []
+        for _, kind, name, loc in evs:
+            if kind == "B":
+                out.append((name, loc, stack[-1] if stack else None, track))
+                stack.append(name)
+            else:
+                stack.pop()
+    return out
 
 
 def hwm_kb(path):
@@ -112,6 +127,121 @@ def main():
         # worker's calls on both threads, every one kept; main still open, ended at death
         assert total >= 2 * 10000 * 3 + 1, total
         print("ok: died by %s as without fnprof; %d slices kept" % (sig.name, total))
+    elif a.case == "deep":
+        # A recursion 6,000 deep: chunks handed over with up to 6,000 frames open, past the
+        # 1,024 a chunk's own room holds. Every begin must be there: the slices nest and
+        # equal the profile's calls, and the deepest call lies under 6,000 others.
+        depth = a.calls or 6000
+        r = run(exe, a.lib_dir, work, [depth, 0, "deep"])
+        assert r.returncode == 0, r.stderr
+        total, _ = check(trace, prof)
+        _, slices, _ = read_pftrace.read(trace)
+        most = 0
+        for evs in slices.values():
+            d = 0
+            for _, kind, _, _ in evs:
+                d += 1 if kind == "B" else -1
+                most = max(most, d)
+        # main, deep() depth + 1 times, and a leaf at the bottom
+        assert most == depth + 3, (most, depth + 3)
+        assert total > 5 * 31744, total  # several chunks, handed over deep
+        print("ok: %d slices, %d deep, nested and equal to the profile" % (total, most))
+    elif a.case == "exit_race":
+        # At exit the profile's dump and the trace's writer each name functions (two
+        # symbolizer sessions): at once, they corrupted the heap in about 1 run in 30
+        # (double free in libdwarf). 150 short runs, each must exit 0 (before: 4 and 7
+        # of 150 died of SIGABRT).
+        exe = os.path.join(work, "regions_prog")
+        lib = a.lib_dir
+        subprocess.check_call(["gcc", "-g", "-O1", "-finstrument-functions", "-pthread",
+                               "-I", os.path.join(HERE, "..", "..", "include"),
+                               os.path.join(HERE, "regions_prog.c"), "-o", exe,
+                               "-L" + lib, "-Wl,-rpath," + lib, "-lfnprof"])
+        for i in range(a.calls or 150):
+            r = run(exe, lib, work, [5], {"PROF_QUIET": "1"})
+            assert r.returncode == 0, (i, r.returncode, r.stderr)
+        print("ok: %d runs, each exited 0" % (a.calls or 150))
+    elif a.case == "regions":
+        # Named regions on the tracks as functions are, in both formats: named as the
+        # profile names them, with their source file and line, nested between the calls
+        # around and inside them, on the thread that ran them; and the run's metadata,
+        # pairs the program added while running included, in each file.
+        import json
+        src = os.path.join(HERE, "regions_prog.c")
+        exe = os.path.join(work, "regions_prog")
+        lib = a.lib_dir
+        subprocess.check_call(["gcc", "-g", "-O1", "-finstrument-functions", "-pthread",
+                               "-I", os.path.join(HERE, "..", "..", "include"), src, "-o",
+                               exe, "-L" + lib, "-Wl,-rpath," + lib, "-lfnprof"])
+        lines = {}
+        for i, text in enumerate(open(src), 1):
+            for region in ("parse item", "worker body", "load config", "span in thread"):
+                if '"%s"' % region in text:
+                    lines[region] = i
+        n = 5
+        r = run(exe, lib, work, [n])
+        assert r.returncode == 0, r.stderr
+        check(trace, prof)
+        tracks, slices, instants = read_pftrace.read(trace)
+        rel = parents(slices)
+        want = {("parse item", "parse"): n + 2 * n, ("leaf", "parse item"): 3 * n,
+                ("load config", "main"): 1, ("parse", "load config"): 1,
+                ("worker body", "worker"): 1, ("span in thread", "worker body"): n,
+                ("parse", "span in thread"): n}
+        got = collections.Counter((nm, p) for nm, _, p, _ in rel)
+        for k, v in want.items():
+            assert got[k] == v, (k, got[k], v)
+        for nm, loc, _, _ in rel:
+            if nm in lines:
+                assert loc and loc[0] in (src, os.path.realpath(src)), (nm, loc)
+                assert loc[1] == lines[nm], (nm, loc, lines[nm])
+        on = collections.defaultdict(set)
+        for nm, _, _, track in rel:
+            on[nm].add(track)
+        assert len(on["worker body"]) == 1 and on["worker body"] != on["load config"], on
+        meta = read_pftrace.metadata(trace)
+        run_ann = [ann for nm, ann in instants if nm == "fnprof: run"]
+        for m in (meta, run_ann[0] if run_ann else {}):
+            for k in ("program", "pid", "start", "host", "clock"):
+                assert m.get(k), (k, m)
+            assert m.get("model") == "resnet50" and m.get("phase") == "done", m
+        # the same run as a Chrome trace
+        jprof = os.path.join(work, "j.prof")
+        jtrace = os.path.join(work, "t.json")
+        r = run(exe, lib, work, [n], {"PROF_OUTPUT": jprof, "PROF_TRACE": jtrace})
+        assert r.returncode == 0, r.stderr
+        subprocess.check_call([sys.executable, "-B", os.path.join(HERE, "check_trace.py"),
+                               jtrace, jprof])
+        doc = json.load(open(jtrace))
+        for e in doc["traceEvents"]:
+            if e["ph"] == "X" and e["name"] in lines:
+                assert e["cat"] == "region", e
+                assert e["args"]["line"] == lines[e["name"]], e
+            elif e["ph"] == "X":
+                assert e["cat"] == "function", e
+        names = collections.Counter(e["name"] for e in doc["traceEvents"] if e["ph"] == "X")
+        assert names["parse item"] == 3 * n and names["span in thread"] == n, names
+        other = doc["otherData"]
+        assert other.get("model") == "resnet50" and other.get("phase") == "done", other
+        print("ok: regions named, placed and nested in both formats; metadata in both")
+    elif a.case == "crash_in_malloc":
+        # The program dies inside its malloc, holding malloc's lock, after 1,000 calls: no
+        # chunk was handed over yet, so the writer needs malloc to end the file and blocks
+        # for good. The process must still die by its signal at once (a hang detector:
+        # the bound is far above the ~0.1 s it takes; waiting on the writer took 5 s), and
+        # leave no half-written temporary.
+        import time
+        crash = build(work, "stream_crash")
+        for how, sig in (("segv", signal.SIGSEGV), ("abort", signal.SIGABRT)):
+            t0 = time.monotonic()
+            r = run(crash, a.lib_dir, work, [1000, how])
+            took = time.monotonic() - t0
+            assert r.returncode == -sig, (how, r.returncode, r.stderr)
+            assert took < 2.0, "%s: died after %.1f s" % (how, took)
+            assert "writer is blocked" in r.stderr, r.stderr
+            left = glob.glob(os.path.join(work, "t.pftrace*"))
+            assert not left, "left: %r" % left
+            print("ok: died by %s inside malloc in %.2f s, no file left" % (sig.name, took))
     elif a.case == "full_disk":
         # RLIMIT_FSIZE stands in for a full disk (a small tmpfs needs root): the writes
         # past it fail with EFBIG; the program's exit status and output stay its own.
@@ -187,8 +317,20 @@ def main():
         assert r.returncode == 0, r.stderr
         total, tracks = check(trace, prof)
         assert tracks == n + 1, tracks
-        print("ok: %d short threads, %d tracks, %d slices; VmHWM %d kB"
-              % (n, tracks, total, hwm_kb(hwm)))
+        # every thread's track named, and each short thread's holds all its calls: worker,
+        # 3 mid, 6 leaf (begin and end each); main's holds main and hwm
+        described, slices, _ = read_pftrace.read(trace)
+        threads = [u for u, t in described.items() if t.get("kind") == "thread"]
+        unnamed = [u for u in threads if not described[u].get("name")]
+        assert len(threads) == n + 1 and not unnamed, (len(threads), len(unnamed))
+        sizes = collections.Counter(len(slices[u]) for u in threads)
+        assert sizes == {20: n, 4: 1}, sizes  # main: main, hwm
+        # memory: the chunks in flight, not a state or a buffer per thread ended
+        kb = hwm_kb(hwm)
+        bound = 160 * 1024
+        assert kb < bound, "VmHWM %d kB >= %d kB" % (kb, bound)
+        print("ok: %d short threads, %d named tracks, %d slices; VmHWM %d kB (< %d kB)"
+              % (n, tracks, total, kb, bound))
     else:
         raise SystemExit("unknown case " + a.case)
     return 0

@@ -4,7 +4,9 @@
  * MODE: exit, fork (the child makes the same calls), segv, abort, short (THREADS short
  * threads, one after another, CALLS calls each), exec (then execs itself with MODE exit),
  * busy (THREADS threads still calling when main returns, and when MODE is busyexec, when
- * main execs itself). Writes VmHWM to HWM_FILE at the end. */
+ * main execs itself), deep (a recursion CALLS deep, with calls that end on the way down
+ * and up, so that chunks are handed over with thousands of frames open). Writes VmHWM to
+ * HWM_FILE at the end. */
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -33,6 +35,20 @@ static void *worker(void *arg)
         s += mid(i);
     sink = s;
     return NULL;
+}
+
+/* 20 calls end on each level on the way down, 20 on the way up: at 6,000 levels, chunks
+ * of 31,744 calls are handed over with 1,500 to 6,000 frames open. */
+static long deep(long d)
+{
+    long s = 0;
+    for (int i = 0; i < 20; i++)
+        s += leaf(d + i);
+    if (d > 0)
+        s += deep(d - 1);
+    for (int i = 0; i < 20; i++)
+        s += leaf(d - i);
+    return s;
 }
 
 static volatile int stop;
@@ -81,6 +97,10 @@ int main(int argc, char **argv)
                 pthread_join(t, NULL);
         }
         hwm(argc > 4 ? argv[4] : NULL);
+        return 0;
+    }
+    if (strcmp(mode, "deep") == 0) {
+        sink = deep(n);
         return 0;
     }
     if (strcmp(mode, "busy") == 0 || strcmp(mode, "busyexec") == 0) {
