@@ -108,6 +108,20 @@ static void give_back(struct fnp_stream_chunk *c)
     wake(&free_word);
 }
 
+/* A new chunk, if fewer than cap were made (*m: how many were); NULL if not, or when no
+ * memory is left (then not counted). */
+static struct fnp_stream_chunk *make_one(unsigned cap, unsigned *m)
+{
+    *m = __atomic_load_n(&made, __ATOMIC_RELAXED);
+    if (*m >= cap ||
+        !__atomic_compare_exchange_n(&made, m, *m + 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        return NULL;
+    struct fnp_stream_chunk *c = fnp_pages(sizeof(*c));
+    if (!c)
+        __atomic_sub_fetch(&made, 1, __ATOMIC_RELAXED);
+    return c;
+}
+
 /* A free chunk, a new one while fewer than most exist, or (wait) one the writer frees
  * within WAIT_MS; else NULL. */
 static struct fnp_stream_chunk *take(int wait)
@@ -122,16 +136,9 @@ static struct fnp_stream_chunk *take(int wait)
         if (c)
             free_list = c->next;
         unlock_free_list();
-        if (c)
+        unsigned m;
+        if (c || (c = make_one(most, &m)) != NULL)
             return c;
-        unsigned m = __atomic_load_n(&made, __ATOMIC_RELAXED);
-        if (m < most &&
-            __atomic_compare_exchange_n(&made, &m, m + 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-            if ((c = fnp_pages(sizeof(*c))) != NULL)
-                return c;
-            __atomic_sub_fetch(&made, 1, __ATOMIC_RELAXED);
-            return NULL;
-        }
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
         long spent = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
@@ -404,12 +411,9 @@ static struct fnp_stream_chunk *take_closing(const struct timespec *t0, long wai
                 free_list = c->next;
             unlock_free_list();
         }
-        if (c)
+        unsigned m;
+        if (c || (c = make_one(most, &m)) != NULL)
             return c;
-        unsigned m = __atomic_load_n(&made, __ATOMIC_RELAXED);
-        if (m < most &&
-            __atomic_compare_exchange_n(&made, &m, m + 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-            return fnp_pages(sizeof(*c));
         long spent = ms_since(t0);
         if (spent >= wait_ms_ && m < 2 * most) {
             /* the writer is slow (a slow disk): one past the cap, as the track must end */
