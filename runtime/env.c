@@ -28,7 +28,7 @@
  *   PROF_TOGGLE_SIGNAL  a signal, named as PROF_DUMP_SIGNAL's: on it recording pauses if
  *                it runs and resumes if paused (the pause fnprof_pause sets; dumpsig.c).
  *   PROF_TRACE   also write a Chrome trace of every call to this path (docs/trace.md).
- *   PROF_TRACE_EVENTS  calls the trace keeps at most (default 1000000, 24 bytes each).
+ *   PROF_TRACE_EVENTS  calls the trace keeps at most (default 1000000, 16 bytes each).
  *   PROF_TRACE_BUFFER  MB of chunks a streamed trace (.pftrace) holds at most (default 64).
  *   PROF_TRACE_LAST  the flight recorder: the trace keeps only the last N calls (fixed
  *                memory), written at exit, on PROF_DUMP_SIGNAL, by fnprof_dump() and on a
