@@ -41,7 +41,8 @@ __attribute__((noinline)) static void leafa(long i)
 W(0)
 W(1)
 W(2)
-W(3) W(4) W(5) W(6)
+W(3)
+W(4) W(5) W(6)
 #define A(k)                                                                                       \
     __attribute__((noinline)) static void a##k(long i)                                             \
     {                                                                                              \
