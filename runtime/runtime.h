@@ -149,7 +149,10 @@ struct fnp_thread {
     /* trace.c (PROF_TRACE): completed calls, in chunks; owner writes, the dump reads after
      * recording stopped */
     struct fnp_trace_ev *trace_cur, *trace_end;
-    uint64_t trace_base;                  /* owner: the ticks the records' ends count from */
+    uint64_t trace_base; /* owner: the ticks the records' ends count from */
+    /* owner: 1 while a trace store or its cold path is under way; the calls of a signal
+     * handler that interrupts it are counted, not kept (fnp_trace_store) */
+    uint32_t trace_nest;
     struct fnp_trace_chunk *trace_chunks; /* newest first */
     struct fnp_stream_chunk *stream;      /* owner: stream.c's chunk being filled */
     int stream_busy;      /* stream.c: 1 while the owner is in the cold path, 2 once closed */
@@ -942,15 +945,26 @@ void fnp_trace_add_cold(struct fnp_thread *t, const struct fnp_node *n, uint64_t
 static inline FNP_NOINSTR int fnp_trace_store(struct fnp_thread *t, const struct fnp_node *n,
                                               uint64_t t0, uint64_t t1)
 {
+    /* A signal handler's calls may interrupt this store. Once trace_nest is set they go to
+     * the cold path, which counts them: had one of them moved the thread to another chunk,
+     * this store would put back a pointer into the old one, and the next calls would write
+     * past its end. */
+    if (FNP_UNLIKELY(t->trace_nest))
+        return 0;
+    t->trace_nest = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     struct fnp_trace_ev *r = t->trace_cur;
     uint64_t end = t1 - t->trace_base, dur = t1 - t0;
-    if (FNP_UNLIKELY(r == t->trace_end || ((end | dur) >> 32)))
-        return 0;
-    r->node = n;
-    r->end = (uint32_t)end;
-    r->dur = (uint32_t)dur;
-    t->trace_cur = r + 1;
-    return 1;
+    int kept = r != t->trace_end && !((end | dur) >> 32);
+    if (FNP_LIKELY(kept)) {
+        r->node = n;
+        r->end = (uint32_t)end;
+        r->dur = (uint32_t)dur;
+        t->trace_cur = r + 1;
+    }
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->trace_nest = 0;
+    return kept;
 }
 /* Keeps the call of n from t0 to t1 in t's trace; the cold path takes a new chunk, a long
  * call or the end of the limit (trace.c), or hands the chunk to the writer (stream.c). */
@@ -994,7 +1008,8 @@ struct fnp_ring_calls {
     size_t n, cap;
     uint64_t last;        /* PROF_TRACE_LAST */
     uint64_t overwritten; /* older calls overwritten in the pool */
-    uint64_t not_kept;    /* calls not kept: every chunk was another thread's */
+    uint64_t not_kept;    /* calls not kept: every chunk was another thread's, or a signal handler
+                             interrupted */
 };
 /* The calls the pool holds that ended after the newest overwritten one (the open ones
  * are the caller's; the caller keeps the last `last` of them). 0 or -ENOMEM. */

@@ -175,8 +175,8 @@ size_t fnp_trace_unpack(const struct fnp_trace_ev *ev, size_t n, uint64_t *base,
     return k;
 }
 
-FNP_NOINSTR void fnp_trace_add_cold(struct fnp_thread *t, const struct fnp_node *n, uint64_t t0,
-                                    uint64_t t1)
+static FNP_NOINSTR void add_cold(struct fnp_thread *t, const struct fnp_node *n, uint64_t t0,
+                                 uint64_t t1)
 {
     if (fnp_ring) {
         fnp_ring_add_cold(t, n, t0, t1);
@@ -218,6 +218,23 @@ FNP_NOINSTR void fnp_trace_add_cold(struct fnp_thread *t, const struct fnp_node 
     t->trace_end = c->recs + take;
     __atomic_store_n(&t->trace_chunks, c, __ATOMIC_RELEASE);
     fnp_trace_put_cold(t, n, t0, t1);
+}
+
+/* A call of a signal handler that interrupted a store or this very path (trace_nest) is
+ * counted, not kept: a chunk taken or sealed under the interrupted code would leave it
+ * writing where the thread's chunk no longer is, or waiting for a lock it holds itself. */
+FNP_NOINSTR void fnp_trace_add_cold(struct fnp_thread *t, const struct fnp_node *n, uint64_t t0,
+                                    uint64_t t1)
+{
+    if (t->trace_nest) {
+        __atomic_store_n(&t->trace_dropped, t->trace_dropped + 1, __ATOMIC_RELAXED);
+        return;
+    }
+    t->trace_nest = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    add_cold(t, n, t0, t1);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->trace_nest = 0;
 }
 
 static void lock_store(void)
@@ -664,7 +681,17 @@ static int write_ring(const char *path, uint64_t now, size_t *nended, size_t *no
                       struct fnp_ring_calls *w)
 {
     *w = (struct fnp_ring_calls){0};
+    /* The pool's lock is held through the collection: a signal handler's calls on this
+     * thread meanwhile are counted, not kept (fnp_trace_add_cold), rather than wait for it. */
+    struct fnp_thread *self = fnp_tls;
+    uint32_t was = self ? self->trace_nest : 0;
+    if (self)
+        self->trace_nest = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     int err = fnp_ring_collect(w, now);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (self)
+        self->trace_nest = was;
     if (err)
         return err;
     qsort(w->calls, w->n, sizeof(*w->calls), by_end);
@@ -757,9 +784,9 @@ void fnp_trace_dump(int quiet)
         fnp_log("%s: cannot write the flight recording: %s", path ? path : fnp_config.trace,
                 fnp_write_file_strerror(rc));
     else if (info.not_kept) /* never silent, as the exit trace's drops */
-        fnp_log("%s: the flight recording holds the last %zu calls; %llu were not traced: "
-                "every chunk was another thread's (more threads at once than PROF_TRACE_LAST "
-                "has room for)",
+        fnp_log("%s: the flight recording holds the last %zu calls; %llu were not traced "
+                "(every chunk was another thread's, or a signal handler's calls interrupted "
+                "the recording of another)",
                 path, n, (unsigned long long)info.not_kept);
     else if (!quiet)
         fnp_log("wrote %s (flight recording: the last %zu calls, %zu still running; %llu older "

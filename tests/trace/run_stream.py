@@ -310,6 +310,25 @@ def main():
         counts, total = read_pftrace.nest(slices)
         print("ok: %d slices on %d threads converted, each begin and end in place"
               % (total, len(want)))
+    elif a.case == "signal":
+        # A signal handler's calls interrupting the trace's store and cold path, in each
+        # kind of trace: no crash, no hang, the program's output and status its own.
+        sig = os.path.join(work, "sig_prog")
+        subprocess.check_call(["gcc", "-g", "-O1", "-finstrument-functions",
+                               os.path.join(HERE, "sig_prog.c"), "-o", sig])
+        for kind in ({"PROF_TRACE": os.path.join(work, "s.json")},
+                     {"PROF_TRACE": os.path.join(work, "s.json"), "PROF_TRACE_LAST": "64"},
+                     {"PROF_TRACE": os.path.join(work, "s.pftrace")}):
+            # a Perfetto file is decoded here in Python: fewer calls for it
+            pf = kind["PROF_TRACE"].endswith(".pftrace")
+            calls = 400000 if pf else 4000000
+            r = run(sig, a.lib_dir, work, [calls], kind)
+            assert r.returncode == 0 and r.stdout == "done 1\n", (kind, r.returncode,
+                                                                   r.stdout, r.stderr)
+            if pf:
+                total, _ = check(kind["PROF_TRACE"])
+                assert total > calls * 0.9, total
+        print("ok: handlers inside the trace's store: json, flight recorder, pftrace")
     elif a.case == "short_threads":
         n = a.calls or 100000
         hwm = os.path.join(work, "hwm")
