@@ -55,14 +55,67 @@ struct track {
     int pid, tid;
 };
 
+/* Where a key (a sequence id, a track uuid) is in its array: open addressing, at most half
+ * full. A file may hold as many sequences and tracks as it has packets, and a search of the
+ * array made a 6 MB file of one new sequence per packet take minutes (quadratic). */
+struct index_ent {
+    uint64_t key;
+    size_t at; /* the array's index + 1; 0: an empty slot */
+};
+
+struct index {
+    struct index_ent *ents;
+    size_t cap; /* 0 or a power of two */
+};
+
 struct conv {
     struct fnp_sink *s;
     struct seq *seqs;
     size_t nseqs, capseqs;
+    struct index seq_ix;
     struct track *tracks;
     size_t ntracks, captracks;
+    struct index track_ix;
     int first;
 };
+
+static size_t hash(uint64_t key, size_t cap)
+{
+    return (size_t)((key * 0x9e3779b97f4a7c15u) >> 32) & (cap - 1);
+}
+
+static struct index_ent *index_slot(struct index_ent *ents, size_t cap, uint64_t key)
+{
+    size_t i = hash(key, cap);
+    while (ents[i].at && ents[i].key != key)
+        i = (i + 1) & (cap - 1);
+    return &ents[i];
+}
+
+/* The array index + 1 of key, or 0. */
+static size_t index_find(const struct index *x, uint64_t key)
+{
+    return x->cap ? index_slot(x->ents, x->cap, key)->at : 0;
+}
+
+/* Key at array index at - 1, the array now holding n: -ENOMEM or 0. */
+static int index_add(struct index *x, uint64_t key, size_t at, size_t n)
+{
+    if (2 * n > x->cap) {
+        size_t cap = x->cap ? x->cap * 2 : 64;
+        struct index_ent *ents = calloc(cap, sizeof(*ents));
+        if (!ents)
+            return -ENOMEM;
+        for (size_t i = 0; i < x->cap; i++)
+            if (x->ents[i].at)
+                *index_slot(ents, cap, x->ents[i].key) = x->ents[i];
+        free(x->ents);
+        x->ents = ents;
+        x->cap = cap;
+    }
+    *index_slot(x->ents, x->cap, key) = (struct index_ent){key, at};
+    return 0;
+}
 
 static int varint(struct span *b, uint64_t *v)
 {
@@ -178,9 +231,9 @@ static void json_span(struct fnp_sink *s, struct span sp)
 
 static struct seq *seq_of(struct conv *cv, uint32_t id)
 {
-    for (size_t i = 0; i < cv->nseqs; i++)
-        if (cv->seqs[i].id == id)
-            return &cv->seqs[i];
+    size_t at = index_find(&cv->seq_ix, id);
+    if (at)
+        return &cv->seqs[at - 1];
     if (cv->nseqs == cv->capseqs) {
         size_t cap = cv->capseqs ? cv->capseqs * 2 : 8;
         struct seq *n = realloc(cv->seqs, cap * sizeof(*n));
@@ -189,6 +242,8 @@ static struct seq *seq_of(struct conv *cv, uint32_t id)
         cv->seqs = n;
         cv->capseqs = cap;
     }
+    if (index_add(&cv->seq_ix, id, cv->nseqs + 1, cv->nseqs + 1))
+        return NULL;
     struct seq *n = &cv->seqs[cv->nseqs++];
     memset(n, 0, sizeof(*n));
     n->id = id;
@@ -210,7 +265,7 @@ static void seq_clear(struct seq *q)
 /* The slot of iid in a table of cap (a power of two): its own, or the empty one it goes in. */
 static struct interned *slot(struct interned *ids, size_t cap, uint64_t iid)
 {
-    size_t i = (size_t)((iid * 0x9e3779b97f4a7c15u) >> 32) & (cap - 1);
+    size_t i = hash(iid, cap);
     while (ids[i].used && ids[i].iid != iid)
         i = (i + 1) & (cap - 1);
     return &ids[i];
@@ -248,11 +303,8 @@ static struct interned *seq_add(struct seq *q, uint64_t iid)
 
 static struct track *track_of(struct conv *cv, uint64_t uuid)
 {
-    /* few tracks are looked up in a row: the newest first */
-    for (size_t i = cv->ntracks; i-- > 0;)
-        if (cv->tracks[i].uuid == uuid)
-            return &cv->tracks[i];
-    return NULL;
+    size_t at = index_find(&cv->track_ix, uuid);
+    return at ? &cv->tracks[at - 1] : NULL;
 }
 
 static void sep(struct conv *cv)
@@ -282,6 +334,8 @@ static int track_descriptor(struct conv *cv, struct span td)
             cv->tracks = n;
             cv->captracks = cap;
         }
+        if (index_add(&cv->track_ix, uuid, cv->ntracks + 1, cv->ntracks + 1))
+            return -ENOMEM;
         t = &cv->tracks[cv->ntracks++];
         *t = (struct track){uuid, 0, 0};
     }
@@ -502,6 +556,8 @@ int fnp_pftrace_to_chrome(FILE *in, struct fnp_sink *s)
     for (size_t i = 0; i < cv.nseqs; i++)
         seq_clear(&cv.seqs[i]);
     free(cv.seqs);
+    free(cv.seq_ix.ents);
     free(cv.tracks);
+    free(cv.track_ix.ents);
     return rc;
 }
