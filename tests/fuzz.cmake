@@ -67,11 +67,14 @@ if(fnp_fuzz_mode STREQUAL "here")
         list(TRANSFORM srcs PREPEND ${dir}/ REGEX "^[^/]")
         list(APPEND fnp_fuzz_sources ${srcs})
     endforeach()
+    # The Perfetto trace's reader is the command's own (fuzz_pftrace): one file, on its own.
+    list(APPEND fnp_fuzz_sources ${PROJECT_SOURCE_DIR}/toolchain/pftrace-chrome.c)
     get_target_property(fnp_fuzz_views_bin fnp_views BINARY_DIR)
     add_library(fnp_fuzz_lib STATIC ${fnp_fuzz_sources})
     set_target_properties(fnp_fuzz_lib PROPERTIES C_STANDARD 11)
     target_include_directories(fnp_fuzz_lib PUBLIC ${PROJECT_SOURCE_DIR}/profile
                                ${PROJECT_SOURCE_DIR}/views ${PROJECT_SOURCE_DIR}/symbolizer
+                               ${PROJECT_SOURCE_DIR}/toolchain
                                PRIVATE ${fnp_fuzz_views_bin} ${fnp_fuzz_views_bin}/pprof)
     target_compile_definitions(fnp_fuzz_lib PUBLIC _GNU_SOURCE)
     set(fnp_fuzz_flags -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
@@ -132,6 +135,10 @@ fnp_fuzz_target(fuzz_pipeline 16384 -dict=${CMAKE_CURRENT_LIST_DIR}/data/pstats.
                 ${FNP_PSTATS_DATA}/prof TREE_SEEDS ${CMAKE_CURRENT_LIST_DIR}/data/tree_seeds)
 set_tests_properties(fuzz.pipeline PROPERTIES FIXTURES_REQUIRED
                      "views_profiles;diff_profiles;pstats_data")
+# The Perfetto trace's reader (convert --to chrome-trace) from real streamed traces and its
+# regression inputs; no single allocation may be far past what the input holds.
+fnp_fuzz_target(fuzz_pftrace 16384 -malloc_limit_mb=256
+                ${CMAKE_CURRENT_LIST_DIR}/data/pftrace_seeds)
 
 # After every file of tests/ has added its targets: what the clang build makes (here), or
 # the clang build itself and the test that runs its unit tests (external).

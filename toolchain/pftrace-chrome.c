@@ -8,7 +8,9 @@
  * become instant events with their annotations as args.
  *
  * Only the fields fnprof writes are read; others are skipped, and a packet that is not
- * well-formed protobuf ends the conversion with an error.
+ * well-formed protobuf (it, or any message of it that is read) ends the conversion with an
+ * error. The file is untrusted (tests/fuzz_pftrace.c): nothing is allocated from a length
+ * or an id it holds beyond what the bytes read so far hold.
  */
 #include "pftrace-chrome.h"
 
@@ -20,25 +22,32 @@
 
 #include "profile.h"
 
-#define MAX_IID (1u << 24) /* interned ids past this are not fnprof's */
+#define PACKET_STEP (64 * 1024) /* a packet's buffer grows by what was read, from this */
 
 struct span {
     const uint8_t *p;
     size_t n;
 };
 
-struct loc {
-    char *file;
+/* What an iid names on a sequence: its EventName, its SourceLocation (either may be
+ * missing). */
+struct interned {
+    uint64_t iid;
+    char *name, *file;
     uint32_t line;
+    int used;
 };
 
+/* Interned ids are the writer's, global ones (runtime/stream_write.c), so a sequence may
+ * use a few far apart: they are kept in an open-addressing table, sized by how many were
+ * interned, not by the largest. A table indexed by iid let one 12-byte packet naming
+ * iid 2^24 - 1 allocate 400 MB (tests/data/pftrace_seeds/sparse_iid.pftrace). */
 struct seq {
     uint32_t id;
     uint64_t clock, clock_val, track;
     int has_clock;
-    char **names;
-    struct loc *locs;
-    size_t cap;
+    struct interned *ids;
+    size_t nids, capids; /* capids: 0 or a power of two, at most half full */
 };
 
 struct track {
@@ -46,14 +55,67 @@ struct track {
     int pid, tid;
 };
 
+/* Where a key (a sequence id, a track uuid) is in its array: open addressing, at most half
+ * full. A file may hold as many sequences and tracks as it has packets, and a search of the
+ * array made a 6 MB file of one new sequence per packet take minutes (quadratic). */
+struct index_ent {
+    uint64_t key;
+    size_t at; /* the array's index + 1; 0: an empty slot */
+};
+
+struct index {
+    struct index_ent *ents;
+    size_t cap; /* 0 or a power of two */
+};
+
 struct conv {
     struct fnp_sink *s;
     struct seq *seqs;
-    size_t nseqs;
+    size_t nseqs, capseqs;
+    struct index seq_ix;
     struct track *tracks;
     size_t ntracks, captracks;
+    struct index track_ix;
     int first;
 };
+
+static size_t hash(uint64_t key, size_t cap)
+{
+    return (size_t)((key * 0x9e3779b97f4a7c15u) >> 32) & (cap - 1);
+}
+
+static struct index_ent *index_slot(struct index_ent *ents, size_t cap, uint64_t key)
+{
+    size_t i = hash(key, cap);
+    while (ents[i].at && ents[i].key != key)
+        i = (i + 1) & (cap - 1);
+    return &ents[i];
+}
+
+/* The array index + 1 of key, or 0. */
+static size_t index_find(const struct index *x, uint64_t key)
+{
+    return x->cap ? index_slot(x->ents, x->cap, key)->at : 0;
+}
+
+/* Key at array index at - 1, the array now holding n: -ENOMEM or 0. */
+static int index_add(struct index *x, uint64_t key, size_t at, size_t n)
+{
+    if (2 * n > x->cap) {
+        size_t cap = x->cap ? x->cap * 2 : 64;
+        struct index_ent *ents = calloc(cap, sizeof(*ents));
+        if (!ents)
+            return -ENOMEM;
+        for (size_t i = 0; i < x->cap; i++)
+            if (x->ents[i].at)
+                *index_slot(ents, cap, x->ents[i].key) = x->ents[i];
+        free(x->ents);
+        x->ents = ents;
+        x->cap = cap;
+    }
+    *index_slot(x->ents, x->cap, key) = (struct index_ent){key, at};
+    return 0;
+}
 
 static int varint(struct span *b, uint64_t *v)
 {
@@ -129,6 +191,26 @@ static struct span get_bytes(struct span m, uint32_t num)
     return out;
 }
 
+/* Whether m is whole fields to its end. */
+static int well_formed(struct span m)
+{
+    uint32_t f;
+    uint64_t v;
+    struct span by;
+    while (m.n)
+        if (field(&m, &f, &v, &by) < 0)
+            return 0;
+    return 1;
+}
+
+/* The last field num of m (a message read whole before) as a message, in *out (empty when
+ * none): -1 when that one is not well-formed. */
+static int get_msg(struct span m, uint32_t num, struct span *out)
+{
+    *out = get_bytes(m, num);
+    return well_formed(*out) ? 0 : -1;
+}
+
 static char *dup_span(struct span s)
 {
     char *c = malloc(s.n + 1);
@@ -149,14 +231,20 @@ static void json_span(struct fnp_sink *s, struct span sp)
 
 static struct seq *seq_of(struct conv *cv, uint32_t id)
 {
-    for (size_t i = 0; i < cv->nseqs; i++)
-        if (cv->seqs[i].id == id)
-            return &cv->seqs[i];
-    struct seq *n = realloc(cv->seqs, (cv->nseqs + 1) * sizeof(*n));
-    if (!n)
+    size_t at = index_find(&cv->seq_ix, id);
+    if (at)
+        return &cv->seqs[at - 1];
+    if (cv->nseqs == cv->capseqs) {
+        size_t cap = cv->capseqs ? cv->capseqs * 2 : 8;
+        struct seq *n = realloc(cv->seqs, cap * sizeof(*n));
+        if (!n)
+            return NULL;
+        cv->seqs = n;
+        cv->capseqs = cap;
+    }
+    if (index_add(&cv->seq_ix, id, cv->nseqs + 1, cv->nseqs + 1))
         return NULL;
-    cv->seqs = n;
-    n = &cv->seqs[cv->nseqs++];
+    struct seq *n = &cv->seqs[cv->nseqs++];
     memset(n, 0, sizeof(*n));
     n->id = id;
     return n;
@@ -164,46 +252,59 @@ static struct seq *seq_of(struct conv *cv, uint32_t id)
 
 static void seq_clear(struct seq *q)
 {
-    for (size_t i = 0; i < q->cap; i++) {
-        free(q->names[i]);
-        free(q->locs[i].file);
+    for (size_t i = 0; i < q->capids; i++) {
+        free(q->ids[i].name);
+        free(q->ids[i].file);
     }
-    free(q->names);
-    free(q->locs);
+    free(q->ids);
     uint32_t id = q->id;
     memset(q, 0, sizeof(*q));
     q->id = id;
 }
 
-static int seq_room(struct seq *q, uint64_t iid)
+/* The slot of iid in a table of cap (a power of two): its own, or the empty one it goes in. */
+static struct interned *slot(struct interned *ids, size_t cap, uint64_t iid)
 {
-    if (iid >= MAX_IID)
-        return -1;
-    if (iid < q->cap)
-        return 0;
-    size_t cap = q->cap ? q->cap : 64;
-    while (cap <= iid)
-        cap *= 2;
-    char **names = realloc(q->names, cap * sizeof(*names));
-    if (names)
-        q->names = names;
-    struct loc *locs = names ? realloc(q->locs, cap * sizeof(*locs)) : NULL;
-    if (!locs)
-        return -1;
-    q->locs = locs;
-    memset(q->names + q->cap, 0, (cap - q->cap) * sizeof(*names));
-    memset(q->locs + q->cap, 0, (cap - q->cap) * sizeof(*locs));
-    q->cap = cap;
-    return 0;
+    size_t i = hash(iid, cap);
+    while (ids[i].used && ids[i].iid != iid)
+        i = (i + 1) & (cap - 1);
+    return &ids[i];
+}
+
+static struct interned *seq_find(struct seq *q, uint64_t iid)
+{
+    struct interned *e = q->capids ? slot(q->ids, q->capids, iid) : NULL;
+    return e && e->used ? e : NULL;
+}
+
+/* iid's entry on q, made empty when new; NULL when out of memory. */
+static struct interned *seq_add(struct seq *q, uint64_t iid)
+{
+    struct interned *e = seq_find(q, iid);
+    if (e)
+        return e;
+    if (2 * (q->nids + 1) > q->capids) {
+        size_t cap = q->capids ? q->capids * 2 : 64;
+        struct interned *ids = calloc(cap, sizeof(*ids));
+        if (!ids)
+            return NULL;
+        for (size_t i = 0; i < q->capids; i++)
+            if (q->ids[i].used)
+                *slot(ids, cap, q->ids[i].iid) = q->ids[i];
+        free(q->ids);
+        q->ids = ids;
+        q->capids = cap;
+    }
+    e = slot(q->ids, q->capids, iid);
+    *e = (struct interned){.iid = iid, .used = 1};
+    q->nids++;
+    return e;
 }
 
 static struct track *track_of(struct conv *cv, uint64_t uuid)
 {
-    /* few tracks are looked up in a row: the newest first */
-    for (size_t i = cv->ntracks; i-- > 0;)
-        if (cv->tracks[i].uuid == uuid)
-            return &cv->tracks[i];
-    return NULL;
+    size_t at = index_find(&cv->track_ix, uuid);
+    return at ? &cv->tracks[at - 1] : NULL;
 }
 
 static void sep(struct conv *cv)
@@ -220,7 +321,9 @@ static void ts_us(struct fnp_sink *s, uint64_t ns)
 static int track_descriptor(struct conv *cv, struct span td)
 {
     uint64_t uuid = get(td, 1, 0);
-    struct span proc = get_bytes(td, 3), thr = get_bytes(td, 4);
+    struct span proc, thr;
+    if (get_msg(td, 3, &proc) || get_msg(td, 4, &thr))
+        return -EINVAL;
     struct track *t = track_of(cv, uuid);
     if (!t) {
         if (cv->ntracks == cv->captracks) {
@@ -231,6 +334,8 @@ static int track_descriptor(struct conv *cv, struct span td)
             cv->tracks = n;
             cv->captracks = cap;
         }
+        if (index_add(&cv->track_ix, uuid, cv->ntracks + 1, cv->ntracks + 1))
+            return -ENOMEM;
         t = &cv->tracks[cv->ntracks++];
         *t = (struct track){uuid, 0, 0};
     }
@@ -268,16 +373,17 @@ static int interned(struct seq *q, struct span idata)
     while (idata.n && (wt = field(&idata, &f, &v, &m)) >= 0) {
         if (wt != 2 || (f != 2 && f != 4))
             continue;
-        uint64_t iid = get(m, 1, 0);
-        if (seq_room(q, iid))
+        if (!well_formed(m))
             return -EINVAL;
-        if (f == 2) {
-            free(q->names[iid]);
-            q->names[iid] = dup_span(get_bytes(m, 2));
-        } else {
-            free(q->locs[iid].file);
-            q->locs[iid] = (struct loc){dup_span(get_bytes(m, 2)), (uint32_t)get(m, 4, 0)};
-        }
+        struct interned *e = seq_add(q, get(m, 1, 0));
+        if (!e)
+            return -ENOMEM;
+        char **to = f == 2 ? &e->name : &e->file;
+        free(*to);
+        if (!(*to = dup_span(get_bytes(m, 2))))
+            return -ENOMEM;
+        if (f == 4)
+            e->line = (uint32_t)get(m, 4, 0);
     }
     return 0;
 }
@@ -288,40 +394,47 @@ static int track_event(struct conv *cv, struct seq *q, struct span te, uint64_t 
     struct track *t = track_of(cv, get(te, 11, q->track));
     int pid = t ? t->pid : 0, tid = t ? t->tid : 0;
     struct fnp_sink *s = cv->s;
-    sep(cv);
     if (type == 2) {
+        sep(cv);
         fnp_sink_printf(s, "{\"ph\":\"E\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, tid);
         ts_us(s, ts);
         fnp_sink_puts(s, "}");
         return 0;
     }
     if (type == 1) {
-        uint64_t iid = get(te, 10, 0), li = get(te, 34, UINT64_MAX);
-        if (iid >= q->cap || !q->names[iid])
+        uint64_t li = get(te, 34, UINT64_MAX);
+        struct interned *name = seq_find(q, get(te, 10, 0));
+        struct interned *loc = li == UINT64_MAX ? NULL : seq_find(q, li);
+        if (!name || !name->name)
             return -EINVAL; /* a name never interned on this sequence */
+        sep(cv);
         fnp_sink_printf(s, "{\"ph\":\"B\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, tid);
         ts_us(s, ts);
         fnp_sink_puts(s, ",\"name\":");
-        fnp_json_string(s, q->names[iid]);
-        if (li < q->cap && q->locs[li].file) {
+        fnp_json_string(s, name->name);
+        if (loc && loc->file) {
             fnp_sink_puts(s, ",\"args\":{\"file\":");
-            fnp_json_string(s, q->locs[li].file);
-            fnp_sink_printf(s, ",\"line\":%u}", q->locs[li].line);
+            fnp_json_string(s, loc->file);
+            fnp_sink_printf(s, ",\"line\":%u}", loc->line);
         }
         fnp_sink_puts(s, "}");
         return 0;
     }
+    uint32_t f;
+    uint64_t v;
+    struct span a, all = te;
+    int wt, n = 0;
+    while (type == 3 && all.n && (wt = field(&all, &f, &v, &a)) >= 0)
+        if (f == 4 && wt == 2 && !well_formed(a))
+            type = 0; /* checked before any of the event is written */
     if (type != 3)
         return -EINVAL;
+    sep(cv);
     fnp_sink_printf(s, "{\"ph\":\"i\",\"s\":\"p\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, tid);
     ts_us(s, ts);
     fnp_sink_puts(s, ",\"name\":");
     json_span(s, get_bytes(te, 23));
     fnp_sink_puts(s, ",\"args\":{");
-    uint32_t f;
-    uint64_t v;
-    struct span a;
-    int wt, n = 0;
     while (te.n && (wt = field(&te, &f, &v, &a)) >= 0) {
         if (f != 4 || wt != 2)
             continue;
@@ -336,37 +449,43 @@ static int track_event(struct conv *cv, struct seq *q, struct span te, uint64_t 
 
 static int packet(struct conv *cv, struct span pkt)
 {
+    /* A field cut short was the end of every read of the packet, not an error: a file
+     * whose packets end inside a field converted to 0
+     * (tests/data/pftrace_seeds/truncated_field.pftrace). */
+    struct span d, ted = {NULL, 0}, cs, idata, td, te;
+    if (!well_formed(pkt) || get_msg(pkt, 59, &d) || get_msg(d, 11, &ted) || get_msg(pkt, 6, &cs) ||
+        get_msg(pkt, 12, &idata) || get_msg(pkt, 60, &td) || get_msg(pkt, 11, &te))
+        return -EINVAL;
     struct seq *q = seq_of(cv, (uint32_t)get(pkt, 10, 0));
     if (!q)
         return -ENOMEM;
     if (get(pkt, 13, 0) & 1)
         seq_clear(q);
-    struct span d = get_bytes(pkt, 59);
     if (d.p) {
         q->clock = get(d, 58, 0);
-        struct span ted = get_bytes(d, 11);
         q->track = ted.p ? get(ted, 11, 0) : 0;
     }
-    struct span cs = get_bytes(pkt, 6);
     uint32_t f;
     uint64_t v;
     struct span c;
     int wt;
-    while (cs.n && (wt = field(&cs, &f, &v, &c)) >= 0)
-        if (f == 1 && wt == 2 && get(c, 3, 0) && get(c, 1, 0) == q->clock) {
+    while (cs.n && (wt = field(&cs, &f, &v, &c)) >= 0) {
+        if (f != 1 || wt != 2)
+            continue;
+        if (!well_formed(c))
+            return -EINVAL;
+        if (get(c, 3, 0) && get(c, 1, 0) == q->clock) {
             q->clock_val = get(c, 2, 0);
             q->has_clock = 1;
         }
+    }
     uint64_t ts = get(pkt, 8, UINT64_MAX);
     uint64_t clock = get(pkt, 58, q->clock);
     if (ts != UINT64_MAX && q->has_clock && clock == q->clock)
         ts = q->clock_val += ts;
-    struct span idata = get_bytes(pkt, 12);
-    if (idata.p && interned(q, idata))
-        return -EINVAL;
-    struct span td = get_bytes(pkt, 60);
-    int rc = td.p ? track_descriptor(cv, td) : 0;
-    struct span te = get_bytes(pkt, 11);
+    int rc = idata.p ? interned(q, idata) : 0;
+    if (!rc && td.p)
+        rc = track_descriptor(cv, td);
     if (!rc && te.p)
         rc = track_event(cv, q, te, ts == UINT64_MAX ? 0 : ts);
     return rc;
@@ -388,6 +507,30 @@ static int read_varint(FILE *f, uint64_t *v)
     return -1;
 }
 
+/* The len bytes of a packet into *buf (of *cap bytes). The buffer grows by what was read,
+ * never to a length the file only claims: a length field of 1 GiB followed by nothing
+ * allocated 1 GiB (tests/data/pftrace_seeds/huge_length.pftrace). */
+static int read_packet(FILE *in, uint8_t **buf, size_t *cap, size_t len)
+{
+    size_t got = 0;
+    while (got < len) {
+        if (got == *cap) {
+            size_t want = *cap ? *cap * 2 : PACKET_STEP;
+            uint8_t *n = realloc(*buf, want < len ? want : len);
+            if (!n)
+                return -ENOMEM;
+            *buf = n;
+            *cap = want < len ? want : len;
+        }
+        size_t step = (*cap < len ? *cap : len) - got;
+        size_t r = fread(*buf + got, 1, step, in);
+        got += r;
+        if (r < step)
+            return ferror(in) && errno ? -errno : -EINVAL;
+    }
+    return 0;
+}
+
 int fnp_pftrace_to_chrome(FILE *in, struct fnp_sink *s)
 {
     struct conv cv = {.s = s, .first = 1};
@@ -404,20 +547,8 @@ int fnp_pftrace_to_chrome(FILE *in, struct fnp_sink *s)
             rc = -EINVAL;
             break;
         }
-        if (len > cap) {
-            uint8_t *n = realloc(buf, len);
-            if (!n) {
-                rc = -ENOMEM;
-                break;
-            }
-            buf = n;
-            cap = len;
-        }
-        if (fread(buf, 1, len, in) != len) {
-            rc = ferror(in) ? -errno : -EINVAL;
-            break;
-        }
-        if ((rc = packet(&cv, (struct span){buf, len})) != 0)
+        if ((rc = read_packet(in, &buf, &cap, (size_t)len)) != 0 ||
+            (rc = packet(&cv, (struct span){buf, (size_t)len})) != 0)
             break;
     }
     fnp_sink_puts(s, "\n]}\n");
@@ -425,6 +556,8 @@ int fnp_pftrace_to_chrome(FILE *in, struct fnp_sink *s)
     for (size_t i = 0; i < cv.nseqs; i++)
         seq_clear(&cv.seqs[i]);
     free(cv.seqs);
+    free(cv.seq_ix.ents);
     free(cv.tracks);
+    free(cv.track_ix.ents);
     return rc;
 }
