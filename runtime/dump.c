@@ -59,7 +59,8 @@ static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
 /* This thread holds build_lock; this thread's fork took it (fork handlers). */
 static __thread int build_held __attribute__((tls_model("initial-exec")));
 static __thread int build_forking __attribute__((tls_model("initial-exec")));
-static int dump_build_locked(struct fnp_profile *prof, struct fnp_raw *raw);
+static int dump_build_locked(struct fnp_profile *prof, struct fnp_raw *raw, struct fnp_modmap *map,
+                             const struct fnp_symbolizer_api *loaded);
 
 /* Held across fork like the others, but not when this very thread holds it: a signal
  * handler that forks may interrupt a dump here (e2e.memory.signal_fork), and would wait
@@ -84,24 +85,33 @@ static void fnp_dump_build_atfork(void)
 
 int fnp_dump_build(struct fnp_profile *prof, struct fnp_raw *raw)
 {
+    /* What takes the loader's lock (the module list, the symbolizer's dlopen) is done
+     * before build_lock: a library's constructor that forks holds the loader's lock inside
+     * dlopen and waits for build_lock in the fork handler, while the streamed trace's
+     * writer, holding build_lock, would wait for the loader's lock. */
+    struct fnp_modmap map = {0};
+    struct fnp_symbolizer_api api;
+    int rc = fnp_modmap_load(&map);
+    int named = !rc && fnp_symload_get(&api) == 0;
     pthread_mutex_lock(&build_lock);
     build_held = 1;
-    int out = dump_build_locked(prof, raw);
+    int out = rc ? rc : dump_build_locked(prof, raw, &map, named ? &api : NULL);
     build_held = 0;
     pthread_mutex_unlock(&build_lock);
+    fnp_modmap_free(&map);
     return out;
 }
 
-static int dump_build_locked(struct fnp_profile *prof, struct fnp_raw *raw)
+static int dump_build_locked(struct fnp_profile *prof, struct fnp_raw *raw, struct fnp_modmap *map,
+                             const struct fnp_symbolizer_api *loaded)
 {
-    struct fnp_modmap map = {0};
-    int rc = fnp_modmap_load(&map);
-    struct fnp_raw_module *mods = rc ? NULL : all_modules(&map, &raw->nmods);
-    if (!rc && !mods)
+    int rc = 0;
+    struct fnp_raw_module *mods = all_modules(map, &raw->nmods);
+    if (!mods)
         rc = -ENOMEM;
     if (!rc) {
-        struct fnp_symbolizer_api api;
-        int named = fnp_symload_get(&api) == 0;
+        struct fnp_symbolizer_api api = loaded ? *loaded : (struct fnp_symbolizer_api){0};
+        int named = loaded != NULL;
         api.warn = warn_line;
         raw->mods = mods;
         if (!raw->regions) /* the memory dump brings its own list (memory_dump.c) */
@@ -110,10 +120,9 @@ static int dump_build_locked(struct fnp_profile *prof, struct fnp_raw *raw)
         raw->mods = NULL;
         /* once per run: a memory profile beside a timing one leaves it to that one */
         if (!rc && named && !(raw->mem && fnp_config.output) && !fnp_frames_keyed())
-            fnp_coverage_note(prof, &map, &api);
+            fnp_coverage_note(prof, map, &api);
     }
     free(mods);
-    fnp_modmap_free(&map);
     return rc;
 }
 

@@ -568,10 +568,13 @@ void fnp_stream_on_fatal(void)
     static const char what[] = "fnprof: PROF_TRACE: the trace's writer is blocked (by the "
                                "dying thread?): ";
     static const char left[] = " not written\n";
-    ssize_t ignored = write(2, what, sizeof(what) - 1);
+    int fd = fnp_log_fd(); /* fd 2 only while it is still the stderr fnprof started with */
+    if (fd < 0)
+        return;
+    ssize_t ignored = write(fd, what, sizeof(what) - 1);
     if (path)
-        ignored = write(2, path, strlen(path));
-    ignored = write(2, left, sizeof(left) - 1);
+        ignored = write(fd, path, strlen(path));
+    ignored = write(fd, left, sizeof(left) - 1);
     (void)ignored;
 }
 
