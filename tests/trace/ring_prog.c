@@ -38,11 +38,15 @@ __attribute__((noinline)) static void leafa(long i)
     {                                                                                              \
         leaf(i);                                                                                   \
     }
+/* clang-format off: it joins and splits these lines differently at each pass */
 W(0)
 W(1)
 W(2)
 W(3)
-W(4) W(5) W(6)
+W(4)
+W(5)
+W(6)
+/* clang-format on */
 #define A(k)                                                                                       \
     __attribute__((noinline)) static void a##k(long i)                                             \
     {                                                                                              \
