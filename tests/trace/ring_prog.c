@@ -46,15 +46,19 @@ W(3)
 W(4)
 W(5)
 W(6)
-/* clang-format on */
 #define A(k)                                                                                       \
     __attribute__((noinline)) static void a##k(long i)                                             \
     {                                                                                              \
         leafa(i);                                                                                  \
     }
-    A(0) A(1) A(2) A(3) A(4)
+A(0)
+A(1)
+A(2)
+A(3)
+A(4)
+/* clang-format on */
 
-        static void (*const ws[7])(long) = {w0, w1, w2, w3, w4, w5, w6};
+static void (*const ws[7])(long) = {w0, w1, w2, w3, w4, w5, w6};
 static void (*const as[5])(long) = {a0, a1, a2, a3, a4};
 
 __attribute__((noinline)) static void after(long i)
