@@ -151,20 +151,21 @@ START_TEST(recursion_keeps_cprofile_cumtime_of_the_outermost_call)
 }
 END_TEST
 
+/* main -> a, a recursing 6 levels deep, 100 ticks of own time a level (main 100 too).
+ * The runtime folds it (runtime/cct.c): nodes a1, a2, a3, and a link under a3 whose
+ * target is a3 takes levels 4-6 (3 calls, 300 + 200 + 100 ticks): a3 gets 4 calls and
+ * 1000 ticks, back +600, and its tree parent a2 back -600 (fnp_raw_add_link). */
+static const struct fnp_tree_node folded[] = {
+    {0, ROOT, 1, 700, 0, 0, 0},
+    {1, 0, 1, 600, 0, 0, 0},
+    {1, 1, 1, 500, -600, 0, 0},
+    {1, 2, 4, 1000, 600, 0, 0},
+};
+
 START_TEST(a_folded_recursion_compensates_as_if_unfolded)
 {
-    /* main -> a, a recursing 6 levels deep, 100 ticks of own time a level (main 100 too).
-     * The runtime folds it (runtime/cct.c): nodes a1, a2, a3, and a link under a3 whose
-     * target is a3 takes levels 4-6 (3 calls, 300 + 200 + 100 ticks): a3 gets 4 calls and
-     * 1000 ticks, back +600, and its tree parent a2 back -600 (fnp_raw_add_link). */
     struct fnp_profile p;
-    struct fnp_tree_node t[] = {
-        {0, ROOT, 1, 700, 0, 0, 0},
-        {1, 0, 1, 600, 0, 0, 0},
-        {1, 1, 1, 500, -600, 0, 0},
-        {1, 2, 4, 1000, 600, 0, 0},
-    };
-    make(&p, t, 4, 10, 20);
+    make(&p, folded, 4, 10, 20);
     ck_assert(p.funcs[1].st.cumtime == NS(600));
     ck_assert(p.funcs[1].st.tottime == NS(600));
     ck_assert_int_eq(fnp_profile_compensate(&p, NULL), 0);
@@ -203,13 +204,7 @@ START_TEST(a_folded_recursion_settles_within_its_function_before_clamping)
      * would be 30 too large; settled, a3 gives those 30 back and nothing is clamped: a's
      * own time is the unfolded 5 * (100 - 10 - 30) + 90 = 390. */
     struct fnp_profile p;
-    struct fnp_tree_node t[] = {
-        {0, ROOT, 1, 700, 0, 0, 0},
-        {1, 0, 1, 600, 0, 0, 0},
-        {1, 1, 1, 500, -600, 0, 0},
-        {1, 2, 4, 1000, 600, 0, 0},
-    };
-    make(&p, t, 4, 10, 30);
+    make(&p, folded, 4, 10, 30);
     struct fnp_compensated r;
     ck_assert_int_eq(fnp_profile_compensate(&p, &r), 0);
     ck_assert_uint_eq(r.clamped, 0);

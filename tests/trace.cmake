@@ -34,59 +34,52 @@ add_test(NAME trace.perfetto.reader_selftest
          COMMAND Python3::Interpreter -B ${CMAKE_CURRENT_LIST_DIR}/trace/read_pftrace.py
                  --selftest)
 set_tests_properties(trace.perfetto.reader_selftest PROPERTIES LABELS "trace;unit")
-function(fnp_stream_case name case)
+# One case of a runner script (run_<kind>.py), its files under trace_<kind>/<name>.
+function(fnp_trace_case kind name case)
     add_test(NAME ${name}
-             COMMAND Python3::Interpreter -B ${CMAKE_CURRENT_LIST_DIR}/trace/run_stream.py
+             COMMAND Python3::Interpreter -B ${CMAKE_CURRENT_LIST_DIR}/trace/run_${kind}.py
                      --case ${case} --lib-dir $<TARGET_FILE_DIR:fnprof_shared>
-                     --workdir ${CMAKE_CURRENT_BINARY_DIR}/trace_stream/${name} ${ARGN})
+                     --workdir ${CMAKE_CURRENT_BINARY_DIR}/trace_${kind}/${name} ${ARGN})
     set_tests_properties(${name} PROPERTIES LABELS "trace;e2e" TIMEOUT 600
                          SKIP_RETURN_CODE 77)
 endfunction()
-fnp_stream_case(trace.perfetto.nesting nesting)
-fnp_stream_case(trace.stream.long long)
-fnp_stream_case(trace.stream.fork fork)
-fnp_stream_case(trace.stream.sigsegv segv)
-fnp_stream_case(trace.stream.sigabrt abort)
-fnp_stream_case(trace.stream.full_disk full_disk)
-fnp_stream_case(trace.stream.short_threads short_threads --calls 5000)
-fnp_stream_case(trace.stream.exec exec)
-fnp_stream_case(trace.stream.busy_exec busyexec)
-fnp_stream_case(trace.stream.busy_exit busy)
-fnp_stream_case(trace.stream.signal_handler signal)
-fnp_stream_case(trace.stream.deep deep)
-fnp_stream_case(trace.regions regions)
-fnp_stream_case(trace.stream.exit_race exit_race)
-fnp_stream_case(trace.stream.crash_in_malloc crash_in_malloc)
-fnp_stream_case(trace.convert.chrome convert --fnprof $<TARGET_FILE:fnprof>)
+fnp_trace_case(stream trace.perfetto.nesting nesting)
+fnp_trace_case(stream trace.stream.long long)
+fnp_trace_case(stream trace.stream.fork fork)
+fnp_trace_case(stream trace.stream.sigsegv segv)
+fnp_trace_case(stream trace.stream.sigabrt abort)
+fnp_trace_case(stream trace.stream.full_disk full_disk)
+fnp_trace_case(stream trace.stream.short_threads short_threads --calls 5000)
+fnp_trace_case(stream trace.stream.exec exec)
+fnp_trace_case(stream trace.stream.busy_exec busyexec)
+fnp_trace_case(stream trace.stream.busy_exit busy)
+fnp_trace_case(stream trace.stream.signal_handler signal)
+fnp_trace_case(stream trace.stream.deep deep)
+fnp_trace_case(stream trace.regions regions)
+fnp_trace_case(stream trace.stream.exit_race exit_race)
+fnp_trace_case(stream trace.stream.crash_in_malloc crash_in_malloc)
+fnp_trace_case(stream trace.convert.chrome convert --fnprof $<TARGET_FILE:fnprof>)
 # The issue's sizes: 100 M calls, 100k short threads (minutes: label slow).
-fnp_stream_case(trace.stream.long_100m long --calls 100000000)
-fnp_stream_case(trace.stream.short_threads_100k short_threads --calls 100000)
+fnp_trace_case(stream trace.stream.long_100m long --calls 100000000)
+fnp_trace_case(stream trace.stream.short_threads_100k short_threads --calls 100000)
 set_tests_properties(trace.stream.long_100m trace.stream.short_threads_100k
                      PROPERTIES LABELS "trace;e2e;slow")
 
 # The flight recorder (PROF_TRACE_LAST): the last N calls of a known sequence, written at
 # exit, after SIGSEGV and abort(), on PROF_DUMP_SIGNAL and from fnprof_dump(); and memory
 # bounded by N over 20 M calls (tests/trace/run_ring.py).
-function(fnp_ring_case name case)
-    add_test(NAME ${name}
-             COMMAND Python3::Interpreter -B ${CMAKE_CURRENT_LIST_DIR}/trace/run_ring.py
-                     --case ${case} --lib-dir $<TARGET_FILE_DIR:fnprof_shared>
-                     --workdir ${CMAKE_CURRENT_BINARY_DIR}/trace_ring/${name} ${ARGN})
-    set_tests_properties(${name} PROPERTIES LABELS "trace;e2e" TIMEOUT 600
-                         SKIP_RETURN_CODE 77)
-endfunction()
-fnp_ring_case(trace.ring.exit exit)
-fnp_ring_case(trace.ring.sigsegv segv)
-fnp_ring_case(trace.ring.sigabrt abort)
-fnp_ring_case(trace.ring.dump_signal signal)
-fnp_ring_case(trace.ring.fnprof_dump api)
-fnp_ring_case(trace.ring.memory memory)
-fnp_ring_case(trace.ring.settings settings)
-fnp_ring_case(trace.ring.many_threads many)
+fnp_trace_case(ring trace.ring.exit exit)
+fnp_trace_case(ring trace.ring.sigsegv segv)
+fnp_trace_case(ring trace.ring.sigabrt abort)
+fnp_trace_case(ring trace.ring.dump_signal signal)
+fnp_trace_case(ring trace.ring.fnprof_dump api)
+fnp_trace_case(ring trace.ring.memory memory)
+fnp_trace_case(ring trace.ring.settings settings)
+fnp_trace_case(ring trace.ring.many_threads many)
 # The same endings written as Perfetto files, read by the independent reader.
-fnp_ring_case(trace.ring.pftrace.exit exit --format pftrace)
-fnp_ring_case(trace.ring.pftrace.sigsegv segv --format pftrace)
-fnp_ring_case(trace.ring.pftrace.sigabrt abort --format pftrace)
-fnp_ring_case(trace.ring.pftrace.dump_signal signal --format pftrace)
-fnp_ring_case(trace.ring.pftrace.fnprof_dump api --format pftrace)
+fnp_trace_case(ring trace.ring.pftrace.exit exit --format pftrace)
+fnp_trace_case(ring trace.ring.pftrace.sigsegv segv --format pftrace)
+fnp_trace_case(ring trace.ring.pftrace.sigabrt abort --format pftrace)
+fnp_trace_case(ring trace.ring.pftrace.dump_signal signal --format pftrace)
+fnp_trace_case(ring trace.ring.pftrace.fnprof_dump api --format pftrace)
 # SPDX-License-Identifier: MIT
