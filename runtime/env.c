@@ -99,6 +99,15 @@ static char *absolute(const char *path)
     return out;
 }
 
+/* s as a positive decimal number, or 0 when it is something else. */
+static uint64_t parse_positive(const char *s)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    return errno || *end || s[0] == '-' ? 0 : v;
+}
+
 /* The positive number variable name holds; 0 (its default) when unset, or when it holds
  * something else, which is reported. */
 static uint64_t positive(const char *name)
@@ -106,10 +115,8 @@ static uint64_t positive(const char *name)
     const char *s = secure_getenv(name);
     if (!s || !*s)
         return 0;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || v == 0 || s[0] == '-') {
+    uint64_t v = parse_positive(s);
+    if (!v) {
         fnp_log("%s=%s: not a positive number; using the default", name, s);
         return 0;
     }
@@ -123,10 +130,8 @@ static uint64_t trace_last(void)
     const char *s = secure_getenv("PROF_TRACE_LAST");
     if (!s || !*s)
         return 0;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || v == 0 || s[0] == '-' || v == UINT64_MAX) {
+    uint64_t v = parse_positive(s);
+    if (!v || v == UINT64_MAX) {
         fnp_log("PROF_TRACE_LAST=%s: not a positive number of calls; no trace", s);
         return UINT64_MAX;
     }
