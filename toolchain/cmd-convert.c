@@ -168,14 +168,6 @@ static int parse_percent(const char *arg, double *out)
     return 0;
 }
 
-/* A streamed trace (PROF_TRACE=*.pftrace), by its name as the runtime picks the format. */
-static int is_pftrace(const char *path)
-{
-    size_t n = strlen(path);
-    return (n >= 8 && !strcmp(path + n - 8, ".pftrace")) ||
-           (n >= 15 && !strcmp(path + n - 15, ".perfetto-trace"));
-}
-
 struct pftrace_job {
     FILE *in;
 };
@@ -282,7 +274,7 @@ int fnp_cmd_convert(int argc, char **argv)
         return fnp_cli_usage_error("convert", "one profile at a time ('%s' too)", argv[optind + 1]);
     if (!to)
         return fnp_cli_usage_error("convert", "no format given (--to FORMAT)");
-    if (!strcmp(to, "chrome-trace") && is_pftrace(argv[optind]))
+    if (!strcmp(to, "chrome-trace") && fnp_trace_path_is_perfetto(argv[optind]))
         return convert_pftrace(argv[optind], output);
     j.view = fnp_view_find(to);
     if (!j.view)
