@@ -76,21 +76,25 @@ static void close_msg(struct pb *p, size_t at)
     p->b[at + 2] = (unsigned char)((len >> 14) & 0x7f);
 }
 
+/* A varint at p; the byte after it. */
+static inline unsigned char *varint_at(unsigned char *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (unsigned char)v;
+    return p;
+}
+
 /* The packet as one Trace.packet field (1). */
 static void emit(struct fnp_sink *s, const struct pb *p)
 {
     if (p->overflow)
         return;
     unsigned char head[11];
-    size_t h = 0;
-    head[h++] = 1 << 3 | 2;
-    uint64_t len = p->n;
-    while (len >= 0x80) {
-        head[h++] = (unsigned char)((len & 0x7f) | 0x80);
-        len >>= 7;
-    }
-    head[h++] = (unsigned char)len;
-    fnp_sink_write(s, head, h);
+    head[0] = 1 << 3 | 2;
+    fnp_sink_write(s, head, (size_t)(varint_at(head + 1, p->n) - head));
     fnp_sink_write(s, p->b, p->n);
 }
 
@@ -212,17 +216,6 @@ void fnp_pf_intern(struct fnp_sink *s, uint32_t seq, uint64_t iid, const char *n
     close_msg(&p, sl);
     close_msg(&p, id);
     emit(s, &p);
-}
-
-/* A varint at p; the byte after it. */
-static inline unsigned char *varint_at(unsigned char *p, uint64_t v)
-{
-    while (v >= 0x80) {
-        *p++ = (unsigned char)(v | 0x80);
-        v >>= 7;
-    }
-    *p++ = (unsigned char)v;
-    return p;
 }
 
 /* A slice's packet from p on (room for 48 bytes); the byte after it. */

@@ -168,12 +168,21 @@ static int parse_percent(const char *arg, double *out)
     return 0;
 }
 
-/* A streamed trace (PROF_TRACE=*.pftrace), by its name as the runtime picks the format. */
-static int is_pftrace(const char *path)
+/* Runs write to output whole (fnp_write_file_atomic), or to standard output when there is
+ * none; 0 or a negative errno. */
+static int write_output(const char *output, fnp_write_fn write, void *ctx)
 {
-    size_t n = strlen(path);
-    return (n >= 8 && !strcmp(path + n - 8, ".pftrace")) ||
-           (n >= 15 && !strcmp(path + n - 15, ".perfetto-trace"));
+    if (output)
+        return fnp_write_file_atomic(output, write, ctx);
+    struct fnp_sink s;
+    fflush(stdout);
+    int err = fnp_sink_fd(&s, 1);
+    if (!err)
+        err = write(&s, ctx);
+    if (!err)
+        err = fnp_sink_flush(&s);
+    fnp_sink_free(&s);
+    return err;
 }
 
 struct pftrace_job {
@@ -188,26 +197,12 @@ static int write_pftrace(struct fnp_sink *s, void *ctx)
 /* --to chrome-trace of a Perfetto trace: streamed, packet by packet (pftrace-chrome.c). */
 static int convert_pftrace(const char *in, const char *output)
 {
-    if (output && !strcmp(output, "-"))
-        output = NULL;
     struct pftrace_job pj = {fopen(in, "rb")};
     if (!pj.in) {
         fnp_cli_error("convert", "%s: %s", in, strerror(errno));
         return FNP_EXIT_FAILURE;
     }
-    int err;
-    if (output) {
-        err = fnp_write_file_atomic(output, write_pftrace, &pj);
-    } else {
-        struct fnp_sink s;
-        fflush(stdout);
-        err = fnp_sink_fd(&s, 1);
-        if (!err)
-            err = write_pftrace(&s, &pj);
-        if (!err)
-            err = fnp_sink_flush(&s);
-        fnp_sink_free(&s);
-    }
+    int err = write_output(output, write_pftrace, &pj);
     fclose(pj.in);
     if (err == -EINVAL) {
         fnp_cli_error("convert", "%s: not a Perfetto trace as fnprof writes them", in);
@@ -282,13 +277,13 @@ int fnp_cmd_convert(int argc, char **argv)
         return fnp_cli_usage_error("convert", "one profile at a time ('%s' too)", argv[optind + 1]);
     if (!to)
         return fnp_cli_usage_error("convert", "no format given (--to FORMAT)");
-    if (!strcmp(to, "chrome-trace") && is_pftrace(argv[optind]))
+    if (output && !strcmp(output, "-"))
+        output = NULL;
+    if (!strcmp(to, "chrome-trace") && fnp_trace_path_is_perfetto(argv[optind]))
         return convert_pftrace(argv[optind], output);
     j.view = fnp_view_find(to);
     if (!j.view)
         return fnp_cli_usage_error("convert", "unknown format '%s'", to);
-    if (output && !strcmp(output, "-"))
-        output = NULL;
     if (!output && j.view->binary && isatty(1))
         return fnp_cli_usage_error("convert", "%s output is binary: give -o FILE", to);
     const char *in = argv[optind];
@@ -350,19 +345,7 @@ int fnp_cmd_convert(int argc, char **argv)
                           in, (unsigned long long)cut.contexts, cut.max_depth, cut.deepest,
                           cut.folds);
     }
-    int err;
-    if (output) {
-        err = fnp_write_file_atomic(output, write_view, &j);
-    } else {
-        struct fnp_sink s;
-        fflush(stdout);
-        err = fnp_sink_fd(&s, 1);
-        if (!err)
-            err = write_view(&s, &j);
-        if (!err)
-            err = fnp_sink_flush(&s);
-        fnp_sink_free(&s);
-    }
+    int err = write_output(output, write_view, &j);
     if (err == -ECHILD) {
         fnp_cli_error("convert", "%s: dot failed (see above)", output);
         rc = FNP_EXIT_FAILURE;
