@@ -62,12 +62,6 @@ static __thread int retiring_here __attribute__((tls_model("initial-exec")));
 int fnp_tracing;
 int fnp_streaming;
 
-int fnp_trace_is_perfetto(const char *path)
-{
-    size_t n = path ? strlen(path) : 0;
-    return (n >= 8 && strcmp(path + n - 8, ".pftrace") == 0) ||
-           (n >= 15 && strcmp(path + n - 15, ".perfetto-trace") == 0);
-}
 static uint64_t budget; /* events that may still be kept */
 static uint64_t limit;
 
@@ -98,7 +92,7 @@ int fnp_trace_init(void)
         fnp_tracing = 1;
         return 0;
     }
-    if (fnp_trace_is_perfetto(fnp_config.trace)) {
+    if (fnp_trace_path_is_perfetto(fnp_config.trace)) {
         int rc = fnp_stream_init();
         if (rc)
             return rc;
