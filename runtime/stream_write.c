@@ -440,10 +440,7 @@ void fnp_stream_write_all(struct fnp_sink *s, struct fnp_stream_chunk *(*next)(v
     pid = (int)getpid();
     process_uuid = (uint64_t)(uint32_t)pid << 32;
     char exe[256];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    exe[len > 0 ? len : 0] = 0;
-    const char *base = strrchr(exe, '/');
-    fnp_pf_process(s, 1, process_uuid, pid, base ? base + 1 : exe);
+    fnp_pf_process(s, 1, process_uuid, pid, fnp_trace_process(exe, sizeof(exe)));
     struct fnp_stream_chunk *c;
     while ((c = next(ctx)) != NULL) {
         write_chunk(s, c);

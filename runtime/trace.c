@@ -379,6 +379,15 @@ static int by_fn(const void *a, const void *b)
     return x->fn < y->fn ? -1 : x->fn > y->fn;
 }
 
+/* The program's file name (no directory) in exe: the trace's process name. */
+const char *fnp_trace_process(char *exe, size_t size)
+{
+    ssize_t len = readlink("/proc/self/exe", exe, size - 1);
+    exe[len > 0 ? len : 0] = 0;
+    const char *base = strrchr(exe, '/');
+    return base ? base + 1 : exe;
+}
+
 /* Ticks since recording began: the trace's time 0. */
 static uint64_t since(uint64_t ticks)
 {
@@ -603,9 +612,6 @@ void fnp_trace_finish(void)
     if (!rc)
         rc = name_events(&prof, ev, nd, n, &is_region);
     char exe[256];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    exe[len > 0 ? len : 0] = 0;
-    const char *base = strrchr(exe, '/');
     struct fnp_trace tr = {.prof = &prof,
                            .events = ev,
                            .nevents = n,
@@ -613,7 +619,7 @@ void fnp_trace_finish(void)
                            .ntracks = ntracks,
                            .is_region = is_region,
                            .pid = (int)getpid(),
-                           .process = base ? base + 1 : exe,
+                           .process = fnp_trace_process(exe, sizeof(exe)),
                            .tick_seconds = fnp_clock_tick_seconds(),
                            .dropped = dropped,
                            .limit = limit};
@@ -734,9 +740,6 @@ static int write_ring(const char *path, uint64_t now, size_t *nended, size_t *no
     if (!err)
         err = name_events(&prof, ev, nd, k, &is_region);
     char exe[256];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    exe[len > 0 ? len : 0] = 0;
-    const char *base = strrchr(exe, '/');
     struct fnp_trace t = {.prof = &prof,
                           .events = ev,
                           .nevents = k,
@@ -744,7 +747,7 @@ static int write_ring(const char *path, uint64_t now, size_t *nended, size_t *no
                           .ntracks = nt,
                           .is_region = is_region,
                           .pid = (int)getpid(),
-                          .process = base ? base + 1 : exe,
+                          .process = fnp_trace_process(exe, sizeof(exe)),
                           .tick_seconds = fnp_clock_tick_seconds(),
                           .dropped = w->not_kept,
                           .limit = w->last,
