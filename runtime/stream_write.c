@@ -215,15 +215,7 @@ static struct track *track_of(uint64_t id, int tid)
     t->tid = tid;
     t->seq = ++next_seq;
     t->uuid = process_uuid | t->seq;
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t r = fd >= 0 ? read(fd, t->name, sizeof(t->name) - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    t->name[r > 0 ? r : 0] = 0;
-    if (r > 0 && t->name[r - 1] == '\n')
-        t->name[r - 1] = 0;
+    fnp_trace_thread_name(tid, t->name);
     t->next = tracks;
     tracks = t;
     return t;

@@ -352,20 +352,29 @@ static void close_to_ended(void)
         sched_yield();
 }
 
-/* The name of a thread still alive, from /proc. */
-static void live_name(int tid, char *name, size_t len)
+/* A live thread's name, from /proc (open and read are async-signal-safe). */
+void fnp_trace_thread_name(int tid, char name[16])
 {
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+    char path[64] = "/proc/self/task/";
+    char digits[16];
+    size_t n = 0, at = strlen(path);
+    unsigned v = (unsigned)tid;
+    do
+        digits[n++] = (char)('0' + v % 10);
+    while ((v /= 10) && n < sizeof(digits));
+    while (n)
+        path[at++] = digits[--n];
+    memcpy(path + at, "/comm", 6);
+    name[0] = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, name, len - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    if (n < 0)
-        n = 0;
-    name[n] = 0;
-    if (n > 0 && name[n - 1] == '\n')
-        name[n - 1] = 0;
+    if (fd < 0)
+        return;
+    ssize_t r = read(fd, name, 15);
+    close(fd);
+    r = r < 0 ? 0 : r;
+    name[r] = 0;
+    if (r > 0 && name[r - 1] == '\n')
+        name[r - 1] = 0;
 }
 
 struct key_func {
@@ -518,7 +527,7 @@ static int collect(struct fnp_trace_event **out, size_t *nout, const struct fnp_
         if (t->name[0])
             memcpy(nm[track], t->name, sizeof(nm[track]));
         else
-            live_name(t->tid, nm[track], sizeof(nm[track]));
+            fnp_trace_thread_name(t->tid, nm[track]);
         tr[track] = (struct fnp_trace_track){t->tid, nm[track][0] ? nm[track] : NULL};
         track++;
     }
@@ -725,7 +734,7 @@ static int write_ring(const char *path, uint64_t now, size_t *nended, size_t *no
         if (!__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE))
             continue;
         char name[16];
-        live_name(t->tid, name, sizeof(name));
+        fnp_trace_thread_name(t->tid, name);
         size_t track = track_of(tr, nm, &nt, t->tid, name);
         uint32_t depth = __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
         for (uint32_t i = depth; i-- > 0 && k < cap;) {
