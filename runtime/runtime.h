@@ -935,8 +935,10 @@ size_t fnp_trace_unpack(const struct fnp_trace_ev *ev, size_t n, uint64_t *base,
 
 /* Set at load when PROF_TRACE is set (and the clock has timestamps). */
 extern int fnp_tracing;
-/* Whether path names a Perfetto file (.pftrace, .perfetto-trace): streamed (stream.c). */
-int fnp_trace_is_perfetto(const char *path);
+/* The program's file name without its directory, read into exe: a trace's process name. */
+const char *fnp_trace_process(char *exe, size_t size);
+/* A live thread's name (/proc/self/task/TID/comm), "" when gone; async-signal-safe. */
+void fnp_trace_thread_name(int tid, char name[16]);
 /* At load: the event budget; 0 or -errno. */
 int fnp_trace_init(void);
 void fnp_trace_add_cold(struct fnp_thread *t, const struct fnp_node *n, uint64_t t0, uint64_t t1);

@@ -215,15 +215,7 @@ static struct track *track_of(uint64_t id, int tid)
     t->tid = tid;
     t->seq = ++next_seq;
     t->uuid = process_uuid | t->seq;
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t r = fd >= 0 ? read(fd, t->name, sizeof(t->name) - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    t->name[r > 0 ? r : 0] = 0;
-    if (r > 0 && t->name[r - 1] == '\n')
-        t->name[r - 1] = 0;
+    fnp_trace_thread_name(tid, t->name);
     t->next = tracks;
     tracks = t;
     return t;
@@ -440,10 +432,7 @@ void fnp_stream_write_all(struct fnp_sink *s, struct fnp_stream_chunk *(*next)(v
     pid = (int)getpid();
     process_uuid = (uint64_t)(uint32_t)pid << 32;
     char exe[256];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    exe[len > 0 ? len : 0] = 0;
-    const char *base = strrchr(exe, '/');
-    fnp_pf_process(s, 1, process_uuid, pid, base ? base + 1 : exe);
+    fnp_pf_process(s, 1, process_uuid, pid, fnp_trace_process(exe, sizeof(exe)));
     struct fnp_stream_chunk *c;
     while ((c = next(ctx)) != NULL) {
         write_chunk(s, c);

@@ -62,12 +62,6 @@ static __thread int retiring_here __attribute__((tls_model("initial-exec")));
 int fnp_tracing;
 int fnp_streaming;
 
-int fnp_trace_is_perfetto(const char *path)
-{
-    size_t n = path ? strlen(path) : 0;
-    return (n >= 8 && strcmp(path + n - 8, ".pftrace") == 0) ||
-           (n >= 15 && strcmp(path + n - 15, ".perfetto-trace") == 0);
-}
 static uint64_t budget; /* events that may still be kept */
 static uint64_t limit;
 
@@ -98,7 +92,7 @@ int fnp_trace_init(void)
         fnp_tracing = 1;
         return 0;
     }
-    if (fnp_trace_is_perfetto(fnp_config.trace)) {
+    if (fnp_trace_path_is_perfetto(fnp_config.trace)) {
         int rc = fnp_stream_init();
         if (rc)
             return rc;
@@ -358,20 +352,29 @@ static void close_to_ended(void)
         sched_yield();
 }
 
-/* The name of a thread still alive, from /proc. */
-static void live_name(int tid, char *name, size_t len)
+/* A live thread's name, from /proc (open and read are async-signal-safe). */
+void fnp_trace_thread_name(int tid, char name[16])
 {
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+    char path[64] = "/proc/self/task/";
+    char digits[16];
+    size_t n = 0, at = strlen(path);
+    unsigned v = (unsigned)tid;
+    do
+        digits[n++] = (char)('0' + v % 10);
+    while ((v /= 10) && n < sizeof(digits));
+    while (n)
+        path[at++] = digits[--n];
+    memcpy(path + at, "/comm", 6);
+    name[0] = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, name, len - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    if (n < 0)
-        n = 0;
-    name[n] = 0;
-    if (n > 0 && name[n - 1] == '\n')
-        name[n - 1] = 0;
+    if (fd < 0)
+        return;
+    ssize_t r = read(fd, name, 15);
+    close(fd);
+    r = r < 0 ? 0 : r;
+    name[r] = 0;
+    if (r > 0 && name[r - 1] == '\n')
+        name[r - 1] = 0;
 }
 
 struct key_func {
@@ -383,6 +386,15 @@ static int by_fn(const void *a, const void *b)
 {
     const struct key_func *x = a, *y = b;
     return x->fn < y->fn ? -1 : x->fn > y->fn;
+}
+
+/* The program's file name (no directory) in exe: the trace's process name. */
+const char *fnp_trace_process(char *exe, size_t size)
+{
+    ssize_t len = readlink("/proc/self/exe", exe, size - 1);
+    exe[len > 0 ? len : 0] = 0;
+    const char *base = strrchr(exe, '/');
+    return base ? base + 1 : exe;
 }
 
 /* Ticks since recording began: the trace's time 0. */
@@ -515,7 +527,7 @@ static int collect(struct fnp_trace_event **out, size_t *nout, const struct fnp_
         if (t->name[0])
             memcpy(nm[track], t->name, sizeof(nm[track]));
         else
-            live_name(t->tid, nm[track], sizeof(nm[track]));
+            fnp_trace_thread_name(t->tid, nm[track]);
         tr[track] = (struct fnp_trace_track){t->tid, nm[track][0] ? nm[track] : NULL};
         track++;
     }
@@ -609,9 +621,6 @@ void fnp_trace_finish(void)
     if (!rc)
         rc = name_events(&prof, ev, nd, n, &is_region);
     char exe[256];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    exe[len > 0 ? len : 0] = 0;
-    const char *base = strrchr(exe, '/');
     struct fnp_trace tr = {.prof = &prof,
                            .events = ev,
                            .nevents = n,
@@ -619,7 +628,7 @@ void fnp_trace_finish(void)
                            .ntracks = ntracks,
                            .is_region = is_region,
                            .pid = (int)getpid(),
-                           .process = base ? base + 1 : exe,
+                           .process = fnp_trace_process(exe, sizeof(exe)),
                            .tick_seconds = fnp_clock_tick_seconds(),
                            .dropped = dropped,
                            .limit = limit};
@@ -725,7 +734,7 @@ static int write_ring(const char *path, uint64_t now, size_t *nended, size_t *no
         if (!__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE))
             continue;
         char name[16];
-        live_name(t->tid, name, sizeof(name));
+        fnp_trace_thread_name(t->tid, name);
         size_t track = track_of(tr, nm, &nt, t->tid, name);
         uint32_t depth = __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
         for (uint32_t i = depth; i-- > 0 && k < cap;) {
@@ -740,9 +749,6 @@ static int write_ring(const char *path, uint64_t now, size_t *nended, size_t *no
     if (!err)
         err = name_events(&prof, ev, nd, k, &is_region);
     char exe[256];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    exe[len > 0 ? len : 0] = 0;
-    const char *base = strrchr(exe, '/');
     struct fnp_trace t = {.prof = &prof,
                           .events = ev,
                           .nevents = k,
@@ -750,7 +756,7 @@ static int write_ring(const char *path, uint64_t now, size_t *nended, size_t *no
                           .ntracks = nt,
                           .is_region = is_region,
                           .pid = (int)getpid(),
-                          .process = base ? base + 1 : exe,
+                          .process = fnp_trace_process(exe, sizeof(exe)),
                           .tick_seconds = fnp_clock_tick_seconds(),
                           .dropped = w->not_kept,
                           .limit = w->last,

@@ -420,31 +420,6 @@ static void raw_track(struct fnp_raw_out *o, int tid, const char *name)
     fnp_raw_put(o, name, len);
 }
 
-/* A live thread's name, from /proc (open and read are async-signal-safe). */
-static void proc_name(int tid, char name[16])
-{
-    char path[64] = "/proc/self/task/";
-    char digits[16];
-    size_t n = 0, at = strlen(path);
-    unsigned v = (unsigned)tid;
-    do
-        digits[n++] = (char)('0' + v % 10);
-    while ((v /= 10) && n < sizeof(digits));
-    while (n)
-        path[at++] = digits[--n];
-    memcpy(path + at, "/comm", 6);
-    name[0] = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    ssize_t r = read(fd, name, 15);
-    close(fd);
-    r = r < 0 ? 0 : r;
-    name[r] = 0;
-    if (r > 0 && name[r - 1] == '\n')
-        name[r - 1] = 0;
-}
-
 void fnp_ring_put_raw(struct fnp_raw_out *o, uint64_t now)
 {
     if (!fnp_ring)
@@ -481,7 +456,7 @@ void fnp_ring_put_raw(struct fnp_raw_out *o, uint64_t now)
         if (!__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE))
             continue;
         char name[16];
-        proc_name(t->tid, name);
+        fnp_trace_thread_name(t->tid, name);
         raw_track(o, t->tid, name);
     }
     fnp_raw_put(o, "W", 1);
