@@ -218,51 +218,90 @@ void fnp_pf_intern(struct fnp_sink *s, uint32_t seq, uint64_t iid, const char *n
     emit(s, &p);
 }
 
+/* What every slice packet of a sequence holds between its timestamp and its track event:
+ * the sequence's id, its flags and the track_event field's tag (16 bytes copied, n used). */
+struct slice_mid {
+    unsigned char b[16];
+    size_t n;
+};
+
+static void slice_mid_of(struct slice_mid *m, uint32_t seq)
+{
+    memset(m->b, 0, sizeof(m->b));
+    unsigned char *q = m->b;
+    *q++ = 10 << 3; /* trusted_packet_sequence_id */
+    q = varint_at(q, seq);
+    *q++ = 13 << 3;
+    *q++ = 2;           /* SEQ_NEEDS_INCREMENTAL_STATE */
+    *q++ = 11 << 3 | 2; /* track_event */
+    m->n = (size_t)(q - m->b);
+}
+
 /* A slice's packet from p on (room for 48 bytes); the byte after it. */
-static inline unsigned char *slice_at(unsigned char *p, uint32_t seq, uint64_t delta_ns,
-                                      uint64_t iid)
+static inline unsigned char *slice_at(unsigned char *p, const struct slice_mid *m,
+                                      uint64_t delta_ns, uint64_t iid)
 {
     unsigned char *q = p + 2;
     *q++ = 8 << 3;
     q = varint_at(q, delta_ns);
-    *q++ = 10 << 3;
-    q = varint_at(q, seq);
-    *q++ = 13 << 3;
-    *q++ = 2; /* SEQ_NEEDS_INCREMENTAL_STATE */
-    *q++ = 11 << 3 | 2;
-    unsigned char *at = q++;
-    *q++ = 9 << 3;
-    *q++ = iid ? 1 : 2; /* TYPE_SLICE_BEGIN, TYPE_SLICE_END */
-    if (iid) {
+    memcpy(q, m->b, sizeof(m->b));
+    q += m->n;
+    if (!iid) {
+        q[0] = 2; /* the track event's length */
+        q[1] = 9 << 3;
+        q[2] = 2; /* TYPE_SLICE_END */
+        q += 3;
+    } else {
+        unsigned char *at = q++;
+        *q++ = 9 << 3;
+        *q++ = 1;       /* TYPE_SLICE_BEGIN */
         *q++ = 10 << 3; /* name_iid */
         q = varint_at(q, iid);
         *q++ = (unsigned char)(34 << 3 & 0x7f) | 0x80; /* source_location_iid: tag 272 */
         *q++ = (unsigned char)((34 << 3) >> 7);
         q = varint_at(q, iid);
+        *at = (unsigned char)(q - at - 1);
     }
-    *at = (unsigned char)(q - at - 1);
     p[0] = 1 << 3 | 2;
     p[1] = (unsigned char)(q - p - 2);
     return q;
 }
 
 /* The slice through fnp_sink_write, where the sink has no room to encode in place. */
-static __attribute__((noinline)) void slice_copied(struct fnp_sink *s, uint32_t seq,
+static __attribute__((noinline)) void slice_copied(struct fnp_sink *s, const struct slice_mid *m,
                                                    uint64_t delta_ns, uint64_t iid)
 {
     unsigned char tmp[64];
-    fnp_sink_write(s, tmp, (size_t)(slice_at(tmp, seq, delta_ns, iid) - tmp));
+    fnp_sink_write(s, tmp, (size_t)(slice_at(tmp, m, delta_ns, iid) - tmp));
 }
 
 void fnp_pf_slice(struct fnp_sink *s, uint32_t seq, uint64_t delta_ns, uint64_t iid)
 {
-    /* The hot one, two a call: about 15 bytes (begin) and 11 (end), at most 48, so both
-     * lengths are one byte. Encoded in place in the sink's buffer where it has room (no
-     * array on the stack, so no stack protector's check either). */
-    unsigned char *b = (unsigned char *)fnp_sink_room(s, 64);
-    if (!b) {
-        slice_copied(s, seq, delta_ns, iid);
-        return;
+    struct fnp_pf_slice_ev ev = {delta_ns, iid};
+    fnp_pf_slices(s, seq, &ev, 1);
+}
+
+void fnp_pf_slices(struct fnp_sink *s, uint32_t seq, const struct fnp_pf_slice_ev *ev, size_t n)
+{
+    /* The hot one, two a call: about 15 bytes (begin) and 11 (end), at most SLICE_MAX, so
+     * both lengths are one byte. Encoded in place in the sink's buffer, a batch at a time
+     * (no call and no copy per packet, no array on the stack, so no stack protector's check
+     * either); a batch is small beside the buffer, so the writes stay near its size. */
+    enum { SLICE_MAX = 48, BATCH = 256 };
+    struct slice_mid m;
+    slice_mid_of(&m, seq);
+    size_t i = 0;
+    while (i < n) {
+        size_t end = n - i > BATCH ? i + BATCH : n;
+        unsigned char *b = (unsigned char *)fnp_sink_room(s, (end - i) * SLICE_MAX);
+        if (!b) {
+            for (; i < end; i++)
+                slice_copied(s, &m, ev[i].delta_ns, ev[i].iid);
+            continue;
+        }
+        unsigned char *q = b;
+        for (; i < end; i++)
+            q = slice_at(q, &m, ev[i].delta_ns, ev[i].iid);
+        fnp_sink_wrote(s, (size_t)(q - b));
     }
-    fnp_sink_wrote(s, (size_t)(slice_at(b, seq, delta_ns, iid) - b));
 }

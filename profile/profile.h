@@ -509,9 +509,12 @@ struct fnp_sink {
     char *buf; /* caller frees with fnp_sink_free for memory sinks */
     size_t len;
     size_t cap;
-    uint64_t total; /* bytes accepted so far */
-    int checksum;   /* set: crc is kept (fnp_profile_write, for the tree's trailer) */
-    uint32_t crc;   /* fnp_crc32 of the bytes accepted while checksum was set */
+    uint64_t total;      /* bytes accepted so far */
+    int checksum;        /* set: crc is kept (fnp_profile_write, for the tree's trailer) */
+    uint32_t crc;        /* fnp_crc32 of the bytes accepted while checksum was set */
+    int fresh;           /* fd is a new regular file this sink fills from its start */
+    size_t reserve_step; /* fnp_sink_reserve's */
+    uint64_t reserved;   /* the file's blocks are allocated up to here */
 };
 
 /* A sink collecting into malloc'd memory (buf, len). */
@@ -523,6 +526,12 @@ void fnp_sink_write(struct fnp_sink *s, const void *data, size_t n);
 void fnp_sink_puts(struct fnp_sink *s, const char *str);
 void fnp_sink_printf(struct fnp_sink *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* A long stream into a new file (fnp_write_file_atomic's, where s->fresh): its blocks
+ * allocated step bytes ahead of the writes, the size unchanged (fallocate's KEEP_SIZE), so
+ * that a write does not allocate; on ext4 this halves the kernel's time per byte. The
+ * blocks past the end are given back when the file is done. Nothing where the file
+ * system cannot. */
+void fnp_sink_reserve(struct fnp_sink *s, size_t step);
 /* Writes what is buffered; returns s->err. */
 int fnp_sink_flush(struct fnp_sink *s);
 /* Room for n bytes written in place, in the buffer (flushed first where needed), then
@@ -936,5 +945,10 @@ void fnp_pf_intern(struct fnp_sink *s, uint32_t seq, uint64_t iid, const char *n
 /* A slice's begin (iid: its name and location) or end (iid 0), delta_ns after the
  * sequence's previous packet. */
 void fnp_pf_slice(struct fnp_sink *s, uint32_t seq, uint64_t delta_ns, uint64_t iid);
+/* fnp_pf_slice of each of ev[0, n) in order, in one loop (the streamed trace's writer). */
+struct fnp_pf_slice_ev {
+    uint64_t delta_ns, iid;
+};
+void fnp_pf_slices(struct fnp_sink *s, uint32_t seq, const struct fnp_pf_slice_ev *ev, size_t n);
 
 #endif

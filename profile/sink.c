@@ -62,9 +62,30 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
+void fnp_sink_reserve(struct fnp_sink *s, size_t step)
+{
+    s->reserve_step = s->fresh && s->fd >= 0 ? step : 0;
+}
+
+/* The blocks for the buffered bytes, and step more, allocated (fnp_sink_reserve). */
+static void reserve(struct fnp_sink *s)
+{
+    uint64_t end = s->total; /* the file's size once the buffer is written */
+    if (end <= s->reserved)
+        return;
+    uint64_t want = end + s->reserve_step - s->reserved;
+    if (fallocate(s->fd, FALLOC_FL_KEEP_SIZE, (off_t)s->reserved, (off_t)want) != 0) {
+        s->reserve_step = 0; /* not here (EOPNOTSUPP), or the disk is full: write() says */
+        return;
+    }
+    s->reserved += want;
+}
+
 int fnp_sink_flush(struct fnp_sink *s)
 {
     if (s->fd >= 0 && !s->err && s->len) {
+        if (s->reserve_step)
+            reserve(s);
         s->err = write_all(s->fd, s->buf, s->len);
         s->len = 0;
     }
@@ -275,15 +296,19 @@ void fnp_write_guard_end(struct fnp_write_guard *g)
             raise(guarded[i]);
 }
 
-/* The writer's bytes into fd, through a sink; fd stays open. */
-static int fill(int fd, fnp_write_fn write_fn, void *ctx)
+/* The writer's bytes into fd, through a sink; fd stays open. fresh: fd is a new regular
+ * file (fnp_sink_reserve may allocate past its end: given back here). */
+static int fill(int fd, int fresh, fnp_write_fn write_fn, void *ctx)
 {
     struct fnp_sink s;
     int rc = fnp_sink_fd(&s, fd);
     if (!rc) {
+        s.fresh = fresh;
         rc = write_fn(&s, ctx);
         if (!rc)
             rc = fnp_sink_flush(&s);
+        if (!rc && s.reserved > s.total && ftruncate(fd, (off_t)s.total) != 0)
+            rc = -errno;
         fnp_sink_free(&s);
     }
     return rc;
@@ -347,7 +372,7 @@ static int replace(const char *path, const struct stat *expect, fnp_write_fn wri
     int claimed = 0;
     if (fd >= 0) {
         claimed = remember(dirfd, tmp);
-        rc = fill(fd, write_fn, ctx);
+        rc = fill(fd, 1, write_fn, ctx);
         if (close(fd) != 0 && !rc)
             rc = -errno;
         if (!rc)
@@ -428,7 +453,7 @@ static int write_through(const char *path, const struct stat *lst, fnp_write_fn 
         if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0)
             rc = -errno;
         if (!rc)
-            rc = fill(fd, write_fn, ctx);
+            rc = fill(fd, 0, write_fn, ctx);
         if (close(fd) != 0 && !rc && errno != EINTR)
             rc = -errno;
         return rc;
@@ -440,7 +465,7 @@ static int write_through(const char *path, const struct stat *lst, fnp_write_fn 
         int err = errno;
         close(fd);
         if (std >= 0)
-            return fill(std, write_fn, ctx);
+            return fill(std, 0, write_fn, ctx);
         if (!real)
             return -err;
         rc = replace(real, &st, write_fn, ctx);

@@ -44,12 +44,23 @@ struct fn_name {
 };
 
 struct item {
+    uint64_t t0, t1; /* ticks */
     const struct fnp_node *node;
-    uint64_t t0, t1;
-    uint64_t iid;
-    int begin, end;
-    int32_t first, last, sibling;
+    uint32_t iid;
+    int32_t next_begin; /* the next of the begins written just before the same end */
+    uint8_t begin, end; /* written here (else before this chunk, or after it) */
 };
+
+/* The nesting's stack: a call not yet given its parent, and the first call of its subtree. */
+struct pending {
+    int32_t item, first;
+};
+
+/* The file's blocks allocated this far ahead of the writes (fnp_sink_reserve). */
+#define RESERVE_STEP (16u << 20)
+
+/* The events of a chunk, batched for fnp_pf_slices. */
+#define BATCH 512
 
 /* Writer thread only. */
 static struct track *tracks;
@@ -58,9 +69,15 @@ static struct fn_name *names;
 static size_t names_mask;
 static size_t nnames;
 static struct item *items;
+static int32_t *begins_at; /* per item: the first of the begins written just before its end */
+static struct pending *stack;
 static size_t capitems;
-static int32_t *stack;
-static double tick_ns;
+static struct fnp_pf_slice_ev batch[BATCH];
+/* ns = ticks since origin * ns_mult >> NS_SHIFT: fixed point, exact to a nanosecond over
+ * hours, and a multiply where a conversion to double and back took a fifth of the
+ * writer's time. */
+#define NS_SHIFT 40
+static uint64_t ns_mult;
 static uint64_t origin;
 static int pid;
 static uint64_t process_uuid;
@@ -68,7 +85,8 @@ static uint64_t dropped_seen;
 
 static uint64_t ns_of(uint64_t ticks)
 {
-    return ticks > origin ? (uint64_t)((double)(ticks - origin) * tick_ns) : 0;
+    return ticks > origin ? (uint64_t)((unsigned __int128)(ticks - origin) * ns_mult >> NS_SHIFT)
+                          : 0;
 }
 
 static struct fn_name *name_slot(uintptr_t fn)
@@ -169,37 +187,61 @@ static int by_fn(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Every item's iid, naming the functions not seen before: one lookup per item (two for
- * a function new here), none for a call of the function of the item before it. */
-static void name_items(size_t n)
+/* The chunk being read: the nesting's depth, and the last names looked up (calls of one
+ * node or function come in runs). */
+static size_t depth;
+static const struct fnp_node *prev_node;
+static uintptr_t prev_fn;
+static uint32_t prev_iid;
+static size_t unnamed; /* items of functions not named yet */
+
+/* items[i] from its call: named (one lookup, none for the node or function of the item
+ * before), and nested. In end order, a call's subtree is the calls before it that began no
+ * earlier (a stack of calls not yet given a parent), and its begin is written just before
+ * the end of its subtree's first call, a leaf: so each item keeps the begins due before its
+ * end (begins_at), outermost (latest in end order) first. */
+static inline void add_item(size_t i, uint64_t t0, uint64_t t1, const struct fnp_node *node,
+                            int begin, int end)
 {
-    if (!names && grow_names() != 0)
-        return;
-    uintptr_t *fresh = malloc(n * sizeof(*fresh));
-    size_t k = 0;
-    uintptr_t prev = 0;
-    uint64_t prev_iid = 0;
-    for (size_t i = 0; i < n; i++) {
-        uintptr_t fn = items[i].node->fn;
-        if (fn != prev || !prev_iid) {
-            prev = fn;
-            prev_iid = iid_of(fn);
-            if (!prev_iid && fresh && (!k || fresh[k - 1] != fn))
-                fresh[k++] = fn;
+    if (node != prev_node) {
+        prev_node = node;
+        uintptr_t fn = node->fn;
+        if (fn != prev_fn || !prev_iid) {
+            prev_fn = fn;
+            prev_iid = (uint32_t)iid_of(fn);
         }
-        items[i].iid = prev_iid;
     }
+    unnamed += !prev_iid;
+    int32_t first = (int32_t)i;
+    begins_at[i] = -1;
+    while (depth && items[stack[depth - 1].item].t0 >= t0)
+        first = stack[--depth].first;
+    items[i] =
+        (struct item){t0, t1, node, prev_iid, begins_at[first], (uint8_t)begin, (uint8_t)end};
+    begins_at[first] = (int32_t)i;
+    stack[depth++] = (struct pending){(int32_t)i, first};
+}
+
+/* Names the functions of the items add_item could not name (first seen). */
+static void name_rest(size_t n)
+{
+    uintptr_t *fresh = malloc(unnamed * sizeof(*fresh));
+    size_t k = 0;
+    for (size_t i = 0; i < n && fresh; i++)
+        if (!items[i].iid && (!k || fresh[k - 1] != items[i].node->fn))
+            fresh[k++] = items[i].node->fn;
     if (k) {
         qsort(fresh, k, sizeof(*fresh), by_fn);
         size_t u = 0;
         for (size_t i = 0; i < k; i++)
             if (!u || fresh[u - 1] != fresh[i])
                 fresh[u++] = fresh[i];
-        name_new(fresh, u);
-        for (size_t i = 0; i < n; i++)
-            if (!items[i].iid)
-                items[i].iid = iid_of(items[i].node->fn);
+        if (names || grow_names() == 0)
+            name_new(fresh, u);
     }
+    for (size_t i = 0; i < n; i++)
+        if (!items[i].iid)
+            items[i].iid = (uint32_t)iid_of(items[i].node->fn);
     free(fresh);
 }
 
@@ -233,34 +275,31 @@ static void drop_track(struct track *t)
     free(t);
 }
 
-/* One packet at ts (ns), kept in time order on its sequence. */
-static inline void put(struct fnp_sink *s, struct track *t, uint64_t ts, uint64_t iid)
+/* Interns iid on t's sequence unless it was. */
+static void intern_once(struct fnp_sink *s, struct track *t, uint32_t iid)
 {
-    if (!t->started) {
-        fnp_pf_thread_start(s, t->seq, t->uuid, process_uuid, pid, t->tid, t->name, ts);
-        t->started = 1;
-        t->last_ns = ts;
+    if (iid > t->capsent) {
+        size_t cap = (size_t)iid * 2;
+        uint8_t *m = realloc(t->sent, cap);
+        if (!m)
+            return;
+        memset(m + t->capsent, 0, cap - t->capsent);
+        t->sent = m;
+        t->capsent = cap;
     }
-    if (ts < t->last_ns)
-        ts = t->last_ns;
-    if (iid) {
-        if (iid > t->capsent) {
-            size_t cap = iid * 2;
-            uint8_t *m = realloc(t->sent, cap);
-            if (m) {
-                memset(m + t->capsent, 0, cap - t->capsent);
-                t->sent = m;
-                t->capsent = cap;
-            }
-        }
-        if (iid <= t->capsent && !t->sent[iid - 1]) {
-            const struct iid_name *e = &iids[iid - 1];
-            fnp_pf_intern(s, t->seq, iid, e->name, e->file, e->line);
-            t->sent[iid - 1] = 1;
-        }
+    if (!t->sent[iid - 1]) {
+        const struct iid_name *e = &iids[iid - 1];
+        fnp_pf_intern(s, t->seq, iid, e->name, e->file, e->line);
+        t->sent[iid - 1] = 1;
     }
-    fnp_pf_slice(s, t->seq, ts - t->last_ns, iid);
-    t->last_ns = ts;
+}
+
+/* The track's first packet, at ts: the time its slices count from. */
+static uint64_t start_track(struct fnp_sink *s, struct track *t, uint64_t ts)
+{
+    fnp_pf_thread_start(s, t->seq, t->uuid, process_uuid, pid, t->tid, t->name, ts);
+    t->started = 1;
+    return ts;
 }
 
 static int grow_items(size_t n)
@@ -269,12 +308,15 @@ static int grow_items(size_t n)
         return 0;
     size_t cap = n + n / 2;
     struct item *m = realloc(items, cap * sizeof(*m));
-    int32_t *st = realloc(stack, cap * sizeof(*st));
     if (m)
         items = m;
+    int32_t *at = realloc(begins_at, cap * sizeof(*at));
+    if (at)
+        begins_at = at;
+    struct pending *st = realloc(stack, cap * sizeof(*st));
     if (st)
         stack = st;
-    if (!m || !st)
+    if (!m || !at || !st)
         return -ENOMEM;
     capitems = cap;
     return 0;
@@ -288,6 +330,9 @@ static void write_chunk(struct fnp_sink *s, struct fnp_stream_chunk *c)
     size_t n_open = c->nopen;
     if (!t || grow_items(c->n + n_open + (t ? t->nopen : 0) + 1) != 0)
         return;
+    depth = unnamed = 0;
+    prev_node = NULL;
+    prev_iid = 0;
     /* The calls, in the order they ended. */
     size_t n = 0;
     uint64_t base = c->base, last = 0;
@@ -296,7 +341,7 @@ static void write_chunk(struct fnp_sink *s, struct fnp_stream_chunk *c)
         if (e->node != FNP_TRACE_LONG && e->node != FNP_TRACE_BASE) {
             /* the common record, as fnp_trace_unpack reads it */
             uint64_t t1 = base + e->end;
-            items[n++] = (struct item){e->node, t1 - e->dur, t1, 0, 1, 1, -1, -1, -1};
+            add_item(n++, t1 - e->dur, t1, e->node, 1, 1);
             last = t1 > last ? t1 : last;
             continue;
         }
@@ -305,7 +350,7 @@ static void write_chunk(struct fnp_sink *s, struct fnp_stream_chunk *c)
         if (!fnp_trace_unpack(&c->recs[i], take, &base, &r))
             continue;
         i += take - 1;
-        items[n++] = (struct item){r.node, r.t0, r.t1, 0, 1, 1, -1, -1, -1};
+        add_item(n++, r.t0, r.t1, r.node, 1, 1);
         last = r.t1 > last ? r.t1 : last;
     }
     size_t ncalls = n;
@@ -334,9 +379,8 @@ static void write_chunk(struct fnp_sink *s, struct fnp_stream_chunk *c)
      * another thread closed the chunk, or a cut) ends with its call, not later. */
     if (prefix > keep)
         prefix = keep;
-    for (size_t i = 0; i < ncalls; i++)
-        if (top > prefix && items[i].node == t->open[top - 1].node &&
-            items[i].t0 == t->open[top - 1].t0) {
+    for (size_t i = 0; i < ncalls && top > prefix; i++)
+        if (items[i].node == t->open[top - 1].node && items[i].t0 == t->open[top - 1].t0) {
             items[i].begin = 0;
             top--;
         }
@@ -344,63 +388,57 @@ static void write_chunk(struct fnp_sink *s, struct fnp_stream_chunk *c)
      * lost record): they end with the chunk's last call, innermost first. */
     while (top > prefix) {
         top--;
-        items[n++] = (struct item){t->open[top].node, t->open[top].t0, last, 0, 0, 1, -1, -1, -1};
+        add_item(n++, t->open[top].t0, last, t->open[top].node, 0, 1);
     }
     int final = (c->flags & FNP_STREAM_FINAL) != 0;
     for (size_t j = keep; j-- > 0;) {
         uint64_t t0 = op[j].end | (uint64_t)op[j].dur << 32;
-        items[n++] = (struct item){
-            op[j].node, t0, final ? c->close_at : UINT64_MAX, 0, j >= prefix, final, -1, -1, -1};
+        add_item(n++, t0, final ? c->close_at : UINT64_MAX, op[j].node, j >= prefix, final);
     }
-    name_items(n);
-    /* The nesting: in end order, a call's children are the calls before it that began
-     * no earlier (a stack of calls not yet given a parent). */
-    size_t depth = 0;
+    if (unnamed)
+        name_rest(n);
+    /* Begins and ends in time order, each a delta from the packet before (never
+     * negative), batched for fnp_pf_slices. */
+    uint64_t last_ns = t->last_ns;
+    size_t nb = 0;
     for (size_t i = 0; i < n; i++) {
-        int32_t first = -1;
-        while (depth && items[stack[depth - 1]].t0 >= items[i].t0) {
-            int32_t ch = stack[--depth];
-            items[ch].sibling = first;
-            first = ch;
-        }
-        items[i].first = first;
-        stack[depth++] = (int32_t)i;
-    }
-    /* The roots, in order, then each tree depth first: begins and ends in time order. */
-    for (size_t r = 0; r < depth; r++) {
-        int32_t root = stack[r];
-        /* iterative: last holds the parent on the way down, for the way back up */
-        int32_t cur = root;
-        while (cur >= 0) {
-            struct item *it = &items[cur];
-            if (it->begin)
-                put(s, t, ns_of(it->t0), it->iid ? it->iid : 1);
-            if (it->first >= 0) {
-                /* descend: remember where to come back by the parent link in last */
-                items[it->first].last = cur;
-                cur = it->first;
+        for (int32_t j = begins_at[i]; j >= 0; j = items[j].next_begin) {
+            const struct item *it = &items[j];
+            if (!it->begin)
                 continue;
+            uint32_t iid = it->iid ? it->iid : 1;
+            uint64_t ts = ns_of(it->t0);
+            if (FNP_UNLIKELY(!t->started))
+                last_ns = start_track(s, t, ts);
+            if (FNP_UNLIKELY(iid > t->capsent || !t->sent[iid - 1])) {
+                /* its name goes before its first slice on the sequence */
+                fnp_pf_slices(s, t->seq, batch, nb);
+                nb = 0;
+                intern_once(s, t, iid);
             }
-            /* leaf: end it, then go to the next sibling, ending parents on the way up */
-            for (;;) {
-                it = &items[cur];
-                if (it->end)
-                    put(s, t, ns_of(it->t1), 0);
-                if (it->sibling >= 0) {
-                    items[it->sibling].last = it->last;
-                    cur = it->sibling;
-                    break;
-                }
-                cur = it->last;
-                if (cur < 0 || cur == root) {
-                    if (cur == root && items[root].end)
-                        put(s, t, ns_of(items[root].t1), 0);
-                    cur = -1;
-                    break;
-                }
+            ts = ts < last_ns ? last_ns : ts;
+            batch[nb++] = (struct fnp_pf_slice_ev){ts - last_ns, iid};
+            last_ns = ts;
+            if (FNP_UNLIKELY(nb == BATCH)) {
+                fnp_pf_slices(s, t->seq, batch, nb);
+                nb = 0;
             }
         }
+        if (!items[i].end)
+            continue;
+        uint64_t ts = ns_of(items[i].t1);
+        if (FNP_UNLIKELY(!t->started))
+            last_ns = start_track(s, t, ts);
+        ts = ts < last_ns ? last_ns : ts;
+        batch[nb++] = (struct fnp_pf_slice_ev){ts - last_ns, 0};
+        last_ns = ts;
+        if (FNP_UNLIKELY(nb == BATCH)) {
+            fnp_pf_slices(s, t->seq, batch, nb);
+            nb = 0;
+        }
     }
+    fnp_pf_slices(s, t->seq, batch, nb);
+    t->last_ns = last_ns;
     fnp_stream_count(ncalls);
     /* The announced frames from now on: those open at the hand-off. */
     if (final || (c->flags & FNP_STREAM_ENDED)) {
@@ -427,7 +465,8 @@ static void write_chunk(struct fnp_sink *s, struct fnp_stream_chunk *c)
 void fnp_stream_write_all(struct fnp_sink *s, struct fnp_stream_chunk *(*next)(void *),
                           void (*done)(void *, struct fnp_stream_chunk *), void *ctx)
 {
-    tick_ns = fnp_clock_tick_seconds() * 1e9;
+    fnp_sink_reserve(s, RESERVE_STEP);
+    ns_mult = (uint64_t)(fnp_clock_tick_seconds() * 1e9 * (double)(1ull << NS_SHIFT) + 0.5);
     origin = fnp_clock_origin();
     pid = (int)getpid();
     process_uuid = (uint64_t)(uint32_t)pid << 32;

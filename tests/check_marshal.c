@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check_run.h"
 #include "profile.h"
@@ -133,6 +135,104 @@ START_TEST(atomic_write_keeps_the_old_file_on_failure)
 }
 END_TEST
 
+/* 3 MiB in 4 KiB pieces, reserving 8 MiB ahead; what the file held mid-way. */
+struct reserved_run {
+    uint64_t reserved;
+    long long blocks_bytes;
+};
+
+static int write_reserved(struct fnp_sink *s, void *ctx)
+{
+    struct reserved_run *r = ctx;
+    fnp_sink_reserve(s, 8u << 20);
+    char piece[4096];
+    for (unsigned i = 0; i < 768; i++) {
+        memset(piece, 'a' + i % 26, sizeof(piece));
+        fnp_sink_write(s, piece, sizeof(piece));
+        if (i == 256) {
+            struct stat st;
+            fnp_sink_flush(s);
+            ck_assert_int_eq(fstat(s->fd, &st), 0);
+            r->reserved = s->reserved;
+            r->blocks_bytes = (long long)st.st_blocks * 512;
+        }
+    }
+    return s->err;
+}
+
+START_TEST(a_reserved_file_has_its_bytes_and_nothing_past_them)
+{
+    char dir[] = "/tmp/fnprof-test-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof(path), "%s/out.pftrace", dir);
+    struct reserved_run r = {0, 0};
+    ck_assert_int_eq(fnp_write_file_atomic(path, write_reserved, &r), 0);
+    /* Mid-way the blocks ran ahead of the writes (where the file system reserves at all:
+     * r.reserved is 0 where fallocate is refused). */
+    if (r.reserved) {
+        ck_assert_uint_ge(r.reserved, 8u << 20);
+        ck_assert_uint_ge(r.reserved, 257u << 12);
+        ck_assert_int_ge(r.blocks_bytes, (long long)r.reserved);
+    }
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_int_eq(st.st_size, 768 * 4096);
+    /* the reserve past the end given back: no more blocks than the bytes need */
+    ck_assert_int_le((long long)st.st_blocks * 512, 768LL * 4096 + 65536);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    char piece[4096];
+    for (unsigned i = 0; i < 768; i++) {
+        ck_assert_uint_eq(fread(piece, 1, sizeof(piece), f), sizeof(piece));
+        ck_assert_int_eq(piece[0], 'a' + i % 26);
+        ck_assert_int_eq(piece[4095], 'a' + i % 26);
+    }
+    fclose(f);
+    char cmd[160];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* Perfetto's slices, batched into a file's buffer in place, are the bytes one at a time
+ * through a memory sink (the copying path) makes: across batch and buffer boundaries. */
+static int write_slices(struct fnp_sink *s, void *ctx)
+{
+    const struct fnp_pf_slice_ev *ev = ctx;
+    fnp_pf_slices(s, 7, ev, 3000);
+    return s->err;
+}
+
+START_TEST(batched_slices_are_the_single_ones)
+{
+    static struct fnp_pf_slice_ev ev[3000];
+    for (size_t i = 0; i < 3000; i++)
+        ev[i] = (struct fnp_pf_slice_ev){(i * 7919) % 300000, i % 3 ? i % 500 + 1 : 0};
+    struct fnp_sink one;
+    fnp_sink_memory(&one);
+    for (size_t i = 0; i < 3000; i++)
+        fnp_pf_slice(&one, 7, ev[i].delta_ns, ev[i].iid);
+    ck_assert_int_eq(one.err, 0);
+    char dir[] = "/tmp/fnprof-test-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof(path), "%s/slices.pftrace", dir);
+    ck_assert_int_eq(fnp_write_file_atomic(path, write_slices, ev), 0);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    char *got = malloc(one.len + 1);
+    ck_assert_uint_eq(fread(got, 1, one.len + 1, f), one.len);
+    fclose(f);
+    ck_assert_int_eq(memcmp(got, one.buf, one.len), 0);
+    free(got);
+    fnp_sink_free(&one);
+    char cmd[160];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("marshal");
@@ -142,6 +242,8 @@ int main(void)
     tcase_add_test(tc, strings_are_short_ascii_or_valid_utf8);
     tcase_add_test(tc, times_are_never_nan_inf_or_negative);
     tcase_add_test(tc, atomic_write_keeps_the_old_file_on_failure);
+    tcase_add_test(tc, a_reserved_file_has_its_bytes_and_nothing_past_them);
+    tcase_add_test(tc, batched_slices_are_the_single_ones);
     suite_add_tcase(s, tc);
     return fnp_check_run(s);
 }
