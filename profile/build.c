@@ -156,8 +156,8 @@ static int64_t region_func(struct fnp_profile *p, const struct fnp_raw_region *g
 static int name_sites(struct fnp_profile *p, const struct fnp_raw *r, const struct site *sites,
                       size_t n, uint32_t *funcs, const struct fnp_symbolizer_api *api)
 {
-    struct fnp_symbolizer *sym = api ? api->create(api->warn, NULL) : NULL;
-    if (sym && api->debug_dirs && api->set_debug_dirs)
+    struct fnp_symbolizer *sym = !api ? NULL : api->kept ? api->kept : api->create(api->warn, NULL);
+    if (sym && !api->kept && api->debug_dirs && api->set_debug_dirs)
         api->set_debug_dirs(sym, api->debug_dirs);
     uint64_t *elf = malloc((n ? n : 1) * sizeof(*elf));
     struct fnp_symbol *out = malloc((n ? n : 1) * sizeof(*out));
@@ -187,7 +187,7 @@ static int name_sites(struct fnp_profile *p, const struct fnp_raw *r, const stru
         }
         i = j;
     }
-    if (sym)
+    if (sym && !api->kept)
         api->destroy(sym);
     free(elf);
     free(out);

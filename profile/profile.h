@@ -460,6 +460,9 @@ struct fnp_symbolizer_api {
     /* fnp_symbolizer_functions (symbolizer.h), for PROF_FILTER */
     int (*functions)(struct fnp_symbolizer *s, const char *module, const struct fnp_sym_func **out,
                      size_t *n, int *calls_hooks);
+    /* A symbolizer its caller keeps across builds (the streamed trace's writer names a
+     * few functions at a time): used as it is, not created nor destroyed. */
+    struct fnp_symbolizer *kept;
 };
 
 /*

@@ -85,6 +85,11 @@ static void fnp_dump_build_atfork(void)
 
 int fnp_dump_build(struct fnp_profile *prof, struct fnp_raw *raw)
 {
+    return fnp_dump_build_kept(prof, raw, NULL);
+}
+
+int fnp_dump_build_kept(struct fnp_profile *prof, struct fnp_raw *raw, struct fnp_symbolizer **kept)
+{
     /* What takes the loader's lock (the module list, the symbolizer's dlopen) is done
      * before build_lock: a library's constructor that forks holds the loader's lock inside
      * dlopen and waits for build_lock in the fork handler, while the streamed trace's
@@ -94,6 +99,12 @@ int fnp_dump_build(struct fnp_profile *prof, struct fnp_raw *raw)
     int rc = fnp_modmap_load(&map);
     int named = !rc && fnp_symload_get(&api) == 0;
     pthread_mutex_lock(&build_lock);
+    if (named && kept) {
+        if (!*kept && (*kept = api.create(warn_line, NULL)) && api.debug_dirs && api.set_debug_dirs)
+            api.set_debug_dirs(*kept, api.debug_dirs);
+        api.kept = *kept;
+        named = *kept != NULL;
+    }
     build_held = 1;
     int out = rc ? rc : dump_build_locked(prof, raw, &map, named ? &api : NULL);
     build_held = 0;
@@ -124,6 +135,16 @@ static int dump_build_locked(struct fnp_profile *prof, struct fnp_raw *raw, stru
     }
     free(mods);
     return rc;
+}
+
+void fnp_dump_build_end(struct fnp_symbolizer *kept)
+{
+    struct fnp_symbolizer_api api;
+    if (kept && fnp_symload_get(&api) == 0) {
+        pthread_mutex_lock(&build_lock);
+        api.destroy(kept);
+        pthread_mutex_unlock(&build_lock);
+    }
 }
 
 static int dump(const char *path, struct fnp_dump_opts *o);

@@ -795,6 +795,11 @@ struct fnp_dump_opts {
 /* Names the nodes of raw (the modules loaded and unloaded, the symbolizer if it loads) and
  * builds prof from them. Returns 0 or -errno. */
 int fnp_dump_build(struct fnp_profile *prof, struct fnp_raw *raw);
+/* fnp_dump_build with a symbolizer kept in *kept across calls (made at the first; the
+ * caller ends it with fnp_dump_build_end). */
+int fnp_dump_build_kept(struct fnp_profile *prof, struct fnp_raw *raw,
+                        struct fnp_symbolizer **kept);
+void fnp_dump_build_end(struct fnp_symbolizer *kept);
 
 /* Writes the profile to path now (every thread, open calls closed at this moment).
  * Returns 0 or -errno; reports on stderr unless quiet. Called under control.c's lock. */
@@ -1073,6 +1078,8 @@ void fnp_stream_after_fork(void);
 void fnp_stream_before_exec(int keep);
 /* stream_write.c, in the writer thread: the chunks next gives, in order, as Perfetto
  * packets into s, each given back to done once written; until next returns NULL. */
+/* In a forked child, before its writer starts. */
+void fnp_stream_write_after_fork(void);
 void fnp_stream_write_all(struct fnp_sink *s, struct fnp_stream_chunk *(*next)(void *),
                           void (*done)(void *, struct fnp_stream_chunk *), void *ctx);
 /* Calls written so far (stream_write.c counts them). */

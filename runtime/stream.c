@@ -599,6 +599,7 @@ void fnp_stream_after_fork(void)
         fnp_tls->stream_busy = 0;
     free(path);
     path = NULL;
+    fnp_stream_write_after_fork();
     if (fnp_streaming && start_writer() != 0)
         finishing = 2; /* no writer: calls are dropped, counted */
 }

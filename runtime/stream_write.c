@@ -114,6 +114,10 @@ static int grow_names(void)
     return 0;
 }
 
+/* The writer's symbolizer, for the run: each new function is named by it without reading
+ * the module's debug information again. */
+static struct fnp_symbolizer *symbolizer;
+
 /* What iid names: kept to intern it again on each sequence that uses it. */
 struct iid_name {
     char *name, *file;
@@ -136,7 +140,7 @@ static void name_new(const uintptr_t *fns, size_t n)
     struct fnp_raw raw = {
         .nodes = roots, .n = n, .threads = 1, .tick_seconds = 1, .func_of = func_of};
     if (!rc)
-        rc = fnp_dump_build(&prof, &raw);
+        rc = fnp_dump_build_kept(&prof, &raw, &symbolizer);
     if (niids + n > capiids) {
         size_t cap = (niids + n) * 2;
         struct iid_name *m = realloc(iids, cap * sizeof(*m));
@@ -194,6 +198,15 @@ static const struct fnp_node *prev_node;
 static uintptr_t prev_fn;
 static uint32_t prev_iid;
 static size_t unnamed; /* items of functions not named yet */
+/* The iids of nodes seen lately, by the node's address (a node is 64 bytes): a call's node
+ * looked up here costs one load where its function's lookup cost two misses, the node's
+ * and the hash's (a program of many functions, SQLite's: a fifth of the writer). */
+#define NODE_IIDS 8192
+struct node_iid {
+    const struct fnp_node *node;
+    uint64_t iid;
+};
+static struct node_iid node_iids[NODE_IIDS];
 
 /* items[i] from its call: named (one lookup, none for the node or function of the item
  * before), and nested. In end order, a call's subtree is the calls before it that began no
@@ -205,10 +218,17 @@ static inline void add_item(size_t i, uint64_t t0, uint64_t t1, const struct fnp
 {
     if (node != prev_node) {
         prev_node = node;
-        uintptr_t fn = node->fn;
-        if (fn != prev_fn || !prev_iid) {
-            prev_fn = fn;
-            prev_iid = (uint32_t)iid_of(fn);
+        struct node_iid *hit = &node_iids[((uintptr_t)node >> 6) & (NODE_IIDS - 1)];
+        if (hit->node == node) {
+            prev_iid = hit->iid;
+        } else {
+            uintptr_t fn = node->fn;
+            if (fn != prev_fn || !prev_iid) {
+                prev_fn = fn;
+                prev_iid = (uint32_t)iid_of(fn);
+            }
+            if (prev_iid)
+                *hit = (struct node_iid){node, prev_iid};
         }
     }
     unnamed += !prev_iid;
@@ -216,9 +236,11 @@ static inline void add_item(size_t i, uint64_t t0, uint64_t t1, const struct fnp
     begins_at[i] = -1;
     while (depth && items[stack[depth - 1].item].t0 >= t0)
         first = stack[--depth].first;
-    items[i] =
-        (struct item){t0, t1, node, prev_iid, begins_at[first], (uint8_t)begin, (uint8_t)end};
-    begins_at[first] = (int32_t)i;
+    items[i] = (struct item){t0, t1, node, prev_iid, -1, (uint8_t)begin, (uint8_t)end};
+    if (begin) { /* a call whose begin was written before is in no list */
+        items[i].next_begin = begins_at[first];
+        begins_at[first] = (int32_t)i;
+    }
     stack[depth++] = (struct pending){(int32_t)i, first};
 }
 
@@ -322,6 +344,27 @@ static int grow_items(size_t n)
     return 0;
 }
 
+/* An open frame's start, as send() packs it (stream.c). */
+static inline uint64_t open_t0(const struct fnp_trace_ev *e)
+{
+    return e->end | (uint64_t)e->dur << 32;
+}
+
+/* Whether the call of node from t0 is the newest of t's announced frames left above
+ * prefix (*top of them): then it is taken. */
+static inline int ends_announced(const struct track *t, size_t *top, size_t prefix,
+                                 const struct fnp_node *node, uint64_t t0)
+{
+    if (*top > prefix && node == t->open[*top - 1].node && t0 == t->open[*top - 1].t0) {
+        --*top;
+        return 1;
+    }
+    return 0;
+}
+
+/* A frame closed while its chunk was handed over is one of the chunk's last calls. */
+#define CLOSED_WINDOW 64
+
 /* Writes c: its calls, with the track's announced frames and c's open ones. */
 static void write_chunk(struct fnp_sink *s, struct fnp_stream_chunk *c)
 {
@@ -333,68 +376,76 @@ static void write_chunk(struct fnp_sink *s, struct fnp_stream_chunk *c)
     depth = unnamed = 0;
     prev_node = NULL;
     prev_iid = 0;
+    const struct fnp_trace_ev *op = c->open_deep ? c->open_deep : c->recs + FNP_STREAM_OPEN_AT;
+    /* Announced frames end in LIFO order: a call matching the newest one left is it, and
+     * its begin was written before. The frames the hand-off still lists open (prefix) do
+     * not end here. Matched as the calls are read, so that such a call is not among the
+     * begins to write. */
+    size_t top = t->nopen, prefix = 0, matched = 0;
+    while (prefix < t->nopen && prefix < n_open && t->open[prefix].node == op[prefix].node &&
+           t->open[prefix].t0 == open_t0(&op[prefix]))
+        prefix++;
     /* The calls, in the order they ended. */
     size_t n = 0;
     uint64_t base = c->base, last = 0;
     for (size_t i = 0; i < c->n; i++) {
         const struct fnp_trace_ev *e = &c->recs[i];
+        struct fnp_trace_rec r;
         if (e->node != FNP_TRACE_LONG && e->node != FNP_TRACE_BASE) {
             /* the common record, as fnp_trace_unpack reads it */
-            uint64_t t1 = base + e->end;
-            add_item(n++, t1 - e->dur, t1, e->node, 1, 1);
-            last = t1 > last ? t1 : last;
-            continue;
+            r.t1 = base + e->end;
+            r.t0 = r.t1 - e->dur;
+            r.node = e->node;
+        } else {
+            size_t take = e->node == FNP_TRACE_LONG && i + 1 < c->n ? 2 : 1;
+            if (!fnp_trace_unpack(e, take, &base, &r))
+                continue;
+            i += take - 1;
         }
-        size_t take = c->recs[i].node == FNP_TRACE_LONG && i + 1 < c->n ? 2 : 1;
-        struct fnp_trace_rec r;
-        if (!fnp_trace_unpack(&c->recs[i], take, &base, &r))
-            continue;
-        i += take - 1;
-        add_item(n++, r.t0, r.t1, r.node, 1, 1);
+        int begin = !ends_announced(t, &top, prefix, r.node, r.t0);
+        matched = begin ? matched : n + 1;
+        add_item(n++, r.t0, r.t1, r.node, begin, 1);
         last = r.t1 > last ? r.t1 : last;
     }
     size_t ncalls = n;
-    const struct fnp_trace_ev *op = c->open_deep ? c->open_deep : c->recs + FNP_STREAM_OPEN_AT;
     /* The frames open at the hand-off, innermost first (the order they will end in). A
      * frame whose call is among the calls above was closed meanwhile (a cut of several
      * frames in progress): it and the frames above it are not open. */
-    size_t keep = n_open;
-    for (size_t j = 0; j < n_open; j++) {
-        uint64_t t0 = op[j].end | (uint64_t)op[j].dur << 32;
-        int closed = 0;
-        for (size_t i = ncalls; i-- > 0 && i + 64 > ncalls;)
-            if (items[i].node == op[j].node && items[i].t0 == t0)
-                closed = 1;
-        if (closed) {
-            keep = j;
-            break;
-        }
-    }
-    /* Announced frames end in LIFO order: a call matching the newest one left is it. */
-    size_t top = t->nopen, prefix = 0;
-    while (prefix < t->nopen && prefix < n_open && t->open[prefix].node == op[prefix].node &&
-           t->open[prefix].t0 == (op[prefix].end | (uint64_t)op[prefix].dur << 32))
-        prefix++;
+    size_t keep = n_open, window = ncalls < CLOSED_WINDOW ? ncalls : CLOSED_WINDOW;
+    /* Only frames that began no earlier than those calls can be one of them: the
+     * innermost, found from the top (a stack deeper than the chunk's calls, a deep
+     * recursion, is not compared whole for every chunk). */
+    uint64_t earliest = UINT64_MAX;
+    for (size_t i = ncalls - window; i < ncalls; i++)
+        earliest = items[i].t0 < earliest ? items[i].t0 : earliest;
+    size_t from = n_open;
+    while (from > 0 && open_t0(&op[from - 1]) >= earliest)
+        from--;
+    for (size_t j = from; j < n_open && keep == n_open; j++)
+        for (size_t i = ncalls - window; i < ncalls; i++)
+            if (items[i].node == op[j].node && items[i].t0 == open_t0(&op[j]))
+                keep = j;
     /* An announced frame that closed meanwhile (its call is above: a hook under way when
-     * another thread closed the chunk, or a cut) ends with its call, not later. */
-    if (prefix > keep)
+     * another thread closed the chunk, or a cut) ends with its call, not later: the
+     * matching goes on below the frames kept, from the call after its last match. */
+    if (prefix > keep) {
         prefix = keep;
-    for (size_t i = 0; i < ncalls && top > prefix; i++)
-        if (items[i].node == t->open[top - 1].node && items[i].t0 == t->open[top - 1].t0) {
-            items[i].begin = 0;
-            top--;
-        }
+        for (size_t i = matched; i < ncalls; i++)
+            if (ends_announced(t, &top, prefix, items[i].node, items[i].t0))
+                items[i].begin = 0;
+    }
     /* Announced frames that neither stayed open nor ended here (a longjmp past them, a
      * lost record): they end with the chunk's last call, innermost first. */
     while (top > prefix) {
         top--;
         add_item(n++, t->open[top].t0, last, t->open[top].node, 0, 1);
     }
+    /* The frames open at the hand-off; those announced before and still open have
+     * nothing written now (unless the run ends), so they need no item. */
     int final = (c->flags & FNP_STREAM_FINAL) != 0;
-    for (size_t j = keep; j-- > 0;) {
-        uint64_t t0 = op[j].end | (uint64_t)op[j].dur << 32;
-        add_item(n++, t0, final ? c->close_at : UINT64_MAX, op[j].node, j >= prefix, final);
-    }
+    for (size_t j = keep; j-- > (final ? 0 : prefix);)
+        add_item(n++, open_t0(&op[j]), final ? c->close_at : UINT64_MAX, op[j].node, j >= prefix,
+                 final);
     if (unnamed)
         name_rest(n);
     /* Begins and ends in time order, each a delta from the packet before (never
@@ -457,9 +508,16 @@ static void write_chunk(struct fnp_sink *s, struct fnp_stream_chunk *c)
         t->open = m;
         t->capopen = keep * 2;
     }
-    for (size_t j = 0; j < keep; j++)
-        t->open[j] = (struct open_call){op[j].node, op[j].end | (uint64_t)op[j].dur << 32};
+    for (size_t j = prefix; j < keep; j++) /* [0, prefix) are there already */
+        t->open[j] = (struct open_call){op[j].node, open_t0(&op[j])};
     t->nopen = keep;
+}
+
+void fnp_stream_write_after_fork(void)
+{
+    /* The parent's symbolizer reads its files through descriptors whose offsets the two
+     * processes share: the child's writer makes its own (the copy is left, unused). */
+    symbolizer = NULL;
 }
 
 void fnp_stream_write_all(struct fnp_sink *s, struct fnp_stream_chunk *(*next)(void *),
@@ -487,6 +545,8 @@ void fnp_stream_write_all(struct fnp_sink *s, struct fnp_stream_chunk *(*next)(v
         fnp_pf_instant(s, 1, process_uuid, 0, "fnprof: run", meta.meta, meta.nmeta);
     }
     fnp_profile_free(&meta);
+    fnp_dump_build_end(symbolizer);
+    symbolizer = NULL;
     /* Tracks whose thread neither ended nor was open at the end (none expected). */
     while (tracks)
         drop_track(tracks);

@@ -35,6 +35,7 @@ const char *fnp_symload_tool(void)
 
 int fnp_symload_get(struct fnp_symbolizer_api *api)
 {
+    *api = (struct fnp_symbolizer_api){0};
     api->create = fnp_symbolizer_new;
     api->resolve = fnp_symbolizer_resolve;
     api->destroy = fnp_symbolizer_free;
@@ -82,6 +83,7 @@ void fnp_symload_init(void)
 
 int fnp_symload_get(struct fnp_symbolizer_api *api)
 {
+    *api = (struct fnp_symbolizer_api){0};
     void *h = module_path[0] ? dlopen(module_path, RTLD_NOW | RTLD_LOCAL) : NULL;
     if (!h) {
         const char *why = module_path[0] ? dlerror() : "libfnprof.so's directory not found";
