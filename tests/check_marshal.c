@@ -105,6 +105,20 @@ static int write_nothing_then_fail(struct fnp_sink *s, void *ctx)
     return -5;
 }
 
+/* A new folder (dir, "/tmp/fnprof-test-XXXXXX" filled in) and path, name in it. */
+static void temp_file(char *dir, char *path, size_t size, const char *name)
+{
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, size, "%s/%s", dir, name);
+}
+
+static void remove_dir(const char *dir)
+{
+    char cmd[160];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
 static int write_hello(struct fnp_sink *s, void *ctx)
 {
     fnp_sink_write(s, ctx, strlen(ctx));
@@ -113,10 +127,8 @@ static int write_hello(struct fnp_sink *s, void *ctx)
 
 START_TEST(atomic_write_keeps_the_old_file_on_failure)
 {
-    char dir[] = "/tmp/fnprof-test-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    char path[128];
-    snprintf(path, sizeof(path), "%s/out.prof", dir);
+    char dir[] = "/tmp/fnprof-test-XXXXXX", path[128];
+    temp_file(dir, path, sizeof(path), "out.prof");
     ck_assert_int_eq(fnp_write_file_atomic(path, write_hello, "good"), 0);
     ck_assert_int_eq(fnp_write_file_atomic(path, write_nothing_then_fail, NULL), -5);
     FILE *f = fopen(path, "r");
@@ -130,8 +142,7 @@ START_TEST(atomic_write_keeps_the_old_file_on_failure)
     ck_assert_int_eq(system(cmd), 0); /* no temporary file left behind */
     snprintf(path, sizeof(path), "%s/missing/out.prof", dir);
     ck_assert_int_eq(fnp_write_file_atomic(path, write_hello, "x"), -ENOENT);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    remove_dir(dir);
 }
 END_TEST
 
@@ -162,10 +173,8 @@ static int write_reserved(struct fnp_sink *s, void *ctx)
 
 START_TEST(a_reserved_file_has_its_bytes_and_nothing_past_them)
 {
-    char dir[] = "/tmp/fnprof-test-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    char path[128];
-    snprintf(path, sizeof(path), "%s/out.pftrace", dir);
+    char dir[] = "/tmp/fnprof-test-XXXXXX", path[128];
+    temp_file(dir, path, sizeof(path), "out.pftrace");
     struct reserved_run r = {0, 0};
     ck_assert_int_eq(fnp_write_file_atomic(path, write_reserved, &r), 0);
     /* Mid-way the blocks ran ahead of the writes (where the file system reserves at all:
@@ -189,9 +198,7 @@ START_TEST(a_reserved_file_has_its_bytes_and_nothing_past_them)
         ck_assert_int_eq(piece[4095], 'a' + i % 26);
     }
     fclose(f);
-    char cmd[160];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    remove_dir(dir);
 }
 END_TEST
 
@@ -214,10 +221,8 @@ START_TEST(batched_slices_are_the_single_ones)
     for (size_t i = 0; i < 3000; i++)
         fnp_pf_slice(&one, 7, ev[i].delta_ns, ev[i].iid);
     ck_assert_int_eq(one.err, 0);
-    char dir[] = "/tmp/fnprof-test-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    char path[128];
-    snprintf(path, sizeof(path), "%s/slices.pftrace", dir);
+    char dir[] = "/tmp/fnprof-test-XXXXXX", path[128];
+    temp_file(dir, path, sizeof(path), "slices.pftrace");
     ck_assert_int_eq(fnp_write_file_atomic(path, write_slices, ev), 0);
     FILE *f = fopen(path, "rb");
     ck_assert_ptr_nonnull(f);
@@ -227,9 +232,7 @@ START_TEST(batched_slices_are_the_single_ones)
     ck_assert_int_eq(memcmp(got, one.buf, one.len), 0);
     free(got);
     fnp_sink_free(&one);
-    char cmd[160];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    remove_dir(dir);
 }
 END_TEST
 
