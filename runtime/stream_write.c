@@ -73,10 +73,10 @@ static int32_t *begins_at; /* per item: the first of the begins written just bef
 static struct pending *stack;
 static size_t capitems;
 static struct fnp_pf_slice_ev batch[BATCH];
-/* ns = ticks since origin * ns_mult >> NS_SHIFT: fixed point, exact to a nanosecond over
- * hours, and a multiply where a conversion to double and back took a fifth of the
- * writer's time. */
-#define NS_SHIFT 40
+/* ns = ticks since origin * ns_mult >> ns_shift: fixed point, as precise as a double
+ * (ns_mult keeps 52 bits or more of the tick's length), and a multiply where a conversion
+ * to double and back took a fifth of the writer's time. */
+static unsigned ns_shift;
 static uint64_t ns_mult;
 static uint64_t origin;
 static int pid;
@@ -85,7 +85,7 @@ static uint64_t dropped_seen;
 
 static uint64_t ns_of(uint64_t ticks)
 {
-    return ticks > origin ? (uint64_t)((unsigned __int128)(ticks - origin) * ns_mult >> NS_SHIFT)
+    return ticks > origin ? (uint64_t)((unsigned __int128)(ticks - origin) * ns_mult >> ns_shift)
                           : 0;
 }
 
@@ -524,7 +524,10 @@ void fnp_stream_write_all(struct fnp_sink *s, struct fnp_stream_chunk *(*next)(v
                           void (*done)(void *, struct fnp_stream_chunk *), void *ctx)
 {
     fnp_sink_reserve(s, RESERVE_STEP);
-    ns_mult = (uint64_t)(fnp_clock_tick_seconds() * 1e9 * (double)(1ull << NS_SHIFT) + 0.5);
+    double tick_ns = fnp_clock_tick_seconds() * 1e9;
+    for (ns_shift = 63; ns_shift > 0 && tick_ns * (double)(1ull << ns_shift) >= 0x1p63; ns_shift--)
+        ;
+    ns_mult = (uint64_t)(tick_ns * (double)(1ull << ns_shift) + 0.5);
     origin = fnp_clock_origin();
     pid = (int)getpid();
     process_uuid = (uint64_t)(uint32_t)pid << 32;
