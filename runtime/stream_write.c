@@ -310,7 +310,10 @@ static void intern_once(struct fnp_sink *s, struct track *t, uint32_t iid)
         t->capsent = cap;
     }
     if (!t->sent[iid - 1]) {
-        const struct iid_name *e = &iids[iid - 1];
+        /* iid 1 stands for a function left unnamed (no memory to name it), even when no
+         * function could be named at all */
+        static const struct iid_name unnamed_fn = {"<fnprof: unnamed>", "", 0};
+        const struct iid_name *e = iid <= niids ? &iids[iid - 1] : &unnamed_fn;
         fnp_pf_intern(s, t->seq, iid, e->name, e->file, e->line);
         t->sent[iid - 1] = 1;
     }
