@@ -90,6 +90,21 @@ static struct ring_chunk *current(const struct fnp_thread *t)
                                  offsetof(struct ring_chunk, recs));
 }
 
+/* The pool and the fatal path's heap, with MAP_NORESERVE: many of their pages are written
+ * late (a short run fills few chunks) or never (the heap serves only a dying program), and
+ * a large N must be neither refused by the kernel's overcommit heuristic nor counted
+ * against the commit limit for pages never touched. Pages take memory when first written,
+ * as any anonymous page does. Under strict overcommit (vm.overcommit_memory=2) the kernel
+ * ignores the flag and counts the whole mapping, so there it is what it was. */
+static void *map_untouched(size_t size)
+{
+    int saved = errno;
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    errno = saved;
+    return p == MAP_FAILED ? NULL : p;
+}
+
 int fnp_ring_init(uint64_t last)
 {
     if (last > MAX_LAST) {
@@ -104,12 +119,12 @@ int fnp_ring_init(uint64_t last)
     pool_chunks = (size_t)((last + chunk_recs - 1) / chunk_recs) + 1 + RESERVE;
     stride = sizeof(struct ring_chunk) + chunk_recs * sizeof(struct fnp_trace_ev);
     stride = (stride + 63) & ~(size_t)63;
-    pool = fnp_pages(pool_chunks * stride);
+    pool = map_untouched(pool_chunks * stride);
     free_stack = fnp_pages(pool_chunks * sizeof(*free_stack));
     sealed = fnp_pages(pool_chunks * sizeof(*sealed));
     scratch = fnp_pages(stride);
     heap_cap = pool_chunks * chunk_recs - (size_t)last;
-    window_heap = fnp_pages(heap_cap * sizeof(*window_heap));
+    window_heap = map_untouched(heap_cap * sizeof(*window_heap));
     if (!pool || !free_stack || !sealed || !scratch || !window_heap) {
         fnp_log("PROF_TRACE_LAST=%llu: cannot map %zu bytes for the ring; no trace",
                 (unsigned long long)last, pool_chunks * stride);

@@ -2,13 +2,15 @@
  * The flight recorder's fatal path (trace_ring.c, fnp_ring_put_raw) driven with a fake clock
  * on one fake thread: it writes exactly the last N calls, says how many older ones it no
  * longer holds, and reads each record of the pool a bounded number of times (a handler that
- * read it once per step of a search made a program with N = 10 M die seconds late).
+ * read it once per step of a search made a program with N = 10 M die seconds late); and its
+ * pool does not reserve the pages it has not touched.
  *
  * Linked with --wrap (tests/trace.cmake) so that the records the ring unpacks are counted
  * and what it puts in the raw snapshot is kept here.
  */
 #include <check.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,11 +123,55 @@ START_TEST(the_fatal_path_writes_the_last_n_calls_reading_each_record_twice_at_m
 }
 END_TEST
 
+/* The VmFlags of the largest mapping of the process (its smaps), into flags. */
+static size_t largest_mapping_flags(char *flags, size_t size)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    ck_assert_ptr_nonnull(f);
+    char line[512];
+    size_t best = 0, cur = 0;
+    flags[0] = 0;
+    while (fgets(line, sizeof(line), f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+            cur = hi - lo;
+        else if (!strncmp(line, "VmFlags:", 8) && cur > best) {
+            best = cur;
+            snprintf(flags, size, "%s", line + 8);
+        }
+    }
+    fclose(f);
+    return best;
+}
+
+START_TEST(the_pool_is_mapped_without_reserving_its_pages)
+{
+    int mode = -1;
+    FILE *f = fopen("/proc/sys/vm/overcommit_memory", "r");
+    if (f) {
+        if (fscanf(f, "%d", &mode) != 1)
+            mode = -1;
+        fclose(f);
+    }
+    if (mode == 2) { /* strict: the kernel ignores MAP_NORESERVE there */
+        fprintf(stderr, "check_ring: vm.overcommit_memory=2, the pool's flags not checked\n");
+        return;
+    }
+    /* N = 2^26: a pool of 1.1 GB, by far the process's largest mapping */
+    ck_assert_int_eq(fnp_ring_init((uint64_t)1 << 26), 0);
+    char flags[256];
+    ck_assert_uint_ge(largest_mapping_flags(flags, sizeof(flags)), (size_t)1 << 30);
+    /* "nr": swap space is not reserved for it (the kernel's VM_NORESERVE) */
+    ck_assert_msg(strstr(flags, " nr") != NULL, "the pool's VmFlags:%s", flags);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ring");
     TCase *tc = tcase_create("ring");
     tcase_add_test(tc, the_fatal_path_writes_the_last_n_calls_reading_each_record_twice_at_most);
+    tcase_add_test(tc, the_pool_is_mapped_without_reserving_its_pages);
     suite_add_tcase(s, tc);
     return fnp_check_run(s);
 }
