@@ -34,6 +34,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -107,8 +108,16 @@ static void *map_untouched(size_t size)
 
 int fnp_ring_init(uint64_t last)
 {
+    /* The lines below quote the setting as written (env.c took it from there), not the
+     * number read from it. */
+    char num[24];
+    const char *said = secure_getenv("PROF_TRACE_LAST");
+    if (!said || !*said) {
+        snprintf(num, sizeof(num), "%llu", (unsigned long long)last);
+        said = num;
+    }
     if (last > MAX_LAST) {
-        fnp_log("PROF_TRACE_LAST=%llu: more than %llu calls; no trace", (unsigned long long)last,
+        fnp_log("PROF_TRACE_LAST=%s: more than %llu calls; no trace", said,
                 (unsigned long long)MAX_LAST);
         return -EINVAL;
     }
@@ -126,8 +135,8 @@ int fnp_ring_init(uint64_t last)
     heap_cap = pool_chunks * chunk_recs - (size_t)last;
     window_heap = map_untouched(heap_cap * sizeof(*window_heap));
     if (!pool || !free_stack || !sealed || !scratch || !window_heap) {
-        fnp_log("PROF_TRACE_LAST=%llu: cannot map %zu bytes for the ring; no trace",
-                (unsigned long long)last, pool_chunks * stride);
+        fnp_log("PROF_TRACE_LAST=%s: cannot map %zu bytes for the ring; no trace", said,
+                pool_chunks * stride);
         return -ENOMEM;
     }
     for (size_t i = 0; i < pool_chunks; i++)
