@@ -99,13 +99,16 @@ static char *absolute(const char *path)
     return out;
 }
 
-/* s as a positive decimal number, or 0 when it is something else. */
+/* s as a positive decimal number, or 0 when it is something else. Digits only: strtoull
+ * would take leading blanks and a sign, and " -5" would become 2^64 - 5. */
 static uint64_t parse_positive(const char *s)
 {
+    if (*s < '0' || *s > '9')
+        return 0;
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    return errno || *end || s[0] == '-' ? 0 : v;
+    return errno || *end ? 0 : v;
 }
 
 /* The positive number variable name holds; 0 (its default) when unset, or when it holds

@@ -34,6 +34,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -70,8 +71,11 @@ static uint32_t *free_stack, *sealed;
 static size_t nfree, seal_head, nsealed;
 static uint64_t lost_until, overwritten;
 static int ring_lock;
-/* The fatal path's copy of one chunk, mapped at load. */
+/* The fatal path's copy of one chunk, and its heap of the oldest ends (window_cut), mapped
+ * at load: heap_cap is the pool's records less N, the most calls the window can leave out. */
 static struct ring_chunk *scratch;
+static uint64_t *window_heap;
+static size_t heap_cap;
 
 static struct ring_chunk *chunk_at(size_t i)
 {
@@ -87,10 +91,33 @@ static struct ring_chunk *current(const struct fnp_thread *t)
                                  offsetof(struct ring_chunk, recs));
 }
 
+/* The pool and the fatal path's heap, with MAP_NORESERVE: many of their pages are written
+ * late (a short run fills few chunks) or never (the heap serves only a dying program), and
+ * a large N must be neither refused by the kernel's overcommit heuristic nor counted
+ * against the commit limit for pages never touched. Pages take memory when first written,
+ * as any anonymous page does. Under strict overcommit (vm.overcommit_memory=2) the kernel
+ * ignores the flag and counts the whole mapping, so there it is what it was. */
+static void *map_untouched(size_t size)
+{
+    int saved = errno;
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    errno = saved;
+    return p == MAP_FAILED ? NULL : p;
+}
+
 int fnp_ring_init(uint64_t last)
 {
+    /* The lines below quote the setting as written (env.c took it from there), not the
+     * number read from it. */
+    char num[24];
+    const char *said = secure_getenv("PROF_TRACE_LAST");
+    if (!said || !*said) {
+        snprintf(num, sizeof(num), "%llu", (unsigned long long)last);
+        said = num;
+    }
     if (last > MAX_LAST) {
-        fnp_log("PROF_TRACE_LAST=%llu: more than %llu calls; no trace", (unsigned long long)last,
+        fnp_log("PROF_TRACE_LAST=%s: more than %llu calls; no trace", said,
                 (unsigned long long)MAX_LAST);
         return -EINVAL;
     }
@@ -101,13 +128,15 @@ int fnp_ring_init(uint64_t last)
     pool_chunks = (size_t)((last + chunk_recs - 1) / chunk_recs) + 1 + RESERVE;
     stride = sizeof(struct ring_chunk) + chunk_recs * sizeof(struct fnp_trace_ev);
     stride = (stride + 63) & ~(size_t)63;
-    pool = fnp_pages(pool_chunks * stride);
+    pool = map_untouched(pool_chunks * stride);
     free_stack = fnp_pages(pool_chunks * sizeof(*free_stack));
     sealed = fnp_pages(pool_chunks * sizeof(*sealed));
     scratch = fnp_pages(stride);
-    if (!pool || !free_stack || !sealed || !scratch) {
-        fnp_log("PROF_TRACE_LAST=%llu: cannot map %zu bytes for the ring; no trace",
-                (unsigned long long)last, pool_chunks * stride);
+    heap_cap = pool_chunks * chunk_recs - (size_t)last;
+    window_heap = map_untouched(heap_cap * sizeof(*window_heap));
+    if (!pool || !free_stack || !sealed || !scratch || !window_heap) {
+        fnp_log("PROF_TRACE_LAST=%s: cannot map %zu bytes for the ring; no trace", said,
+                pool_chunks * stride);
         return -ENOMEM;
     }
     for (size_t i = 0; i < pool_chunks; i++)
@@ -313,41 +342,73 @@ static void ring_calls(int copy, call_fn fn, void *ctx)
     }
 }
 
-/* The window: calls that end after *cut are written. At most last_n of them, none from
- * before the newest overwritten call. count(x): calls ending after x, found by bisection
- * (no memory to sort in a signal handler; each pass reads the ring once). */
-struct counting {
-    uint64_t after, n;
+/* The window: calls that end after the cut are written, at most last_n of them, none from
+ * before the newest overwritten call. Of the T calls held that end after it, the oldest
+ * T - N go: the cut is the (T - N)-th smallest end, found in one pass that keeps the
+ * smallest ends in a max-heap (no memory to sort in a signal handler: the heap is mapped at
+ * load). T - N is at most the pool's records less N, the heap's size, and in the usual
+ * order of the pass (oldest chunks first) a call's end is compared once with the top. */
+struct smallest {
+    uint64_t after, held; /* the ends counted are those after `after`: `held` of them */
+    size_t n;             /* in the heap */
 };
 
-static void count_one(void *ctx, int tid, const char *name, const struct fnp_trace_rec *r)
+static void sift_down(uint64_t *h, size_t n, size_t i)
+{
+    for (size_t c; (c = 2 * i + 1) < n; i = c) {
+        if (c + 1 < n && h[c + 1] > h[c])
+            c++;
+        if (h[i] >= h[c])
+            return;
+        uint64_t x = h[i];
+        h[i] = h[c];
+        h[c] = x;
+    }
+}
+
+static void smallest_one(void *ctx, int tid, const char *name, const struct fnp_trace_rec *r)
 {
     (void)tid;
     (void)name;
-    struct counting *k = ctx;
-    k->n += r->t1 > k->after;
-}
-
-static uint64_t count_after(uint64_t x)
-{
-    struct counting k = {x, 0};
-    ring_calls(0, count_one, &k);
-    return k.n;
-}
-
-static uint64_t window_cut(uint64_t now)
-{
-    uint64_t lo = __atomic_load_n(&lost_until, __ATOMIC_ACQUIRE), hi = now;
-    if (count_after(lo) <= last_n)
-        return lo;
-    while (lo + 1 < hi) { /* count(lo) > N, count(hi) <= N */
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (count_after(mid) > last_n)
-            lo = mid;
-        else
-            hi = mid;
+    struct smallest *k = ctx;
+    if (r->t1 <= k->after)
+        return;
+    k->held++;
+    uint64_t *h = window_heap;
+    if (k->n < heap_cap) {
+        size_t i = k->n++;
+        h[i] = r->t1;
+        while (i && h[(i - 1) / 2] < h[i]) { /* up */
+            uint64_t x = h[i];
+            h[i] = h[(i - 1) / 2];
+            h[(i - 1) / 2] = x;
+            i = (i - 1) / 2;
+        }
+    } else if (heap_cap && r->t1 < h[0]) {
+        h[0] = r->t1;
+        sift_down(h, k->n, 0);
     }
-    return hi;
+}
+
+/* The cut, and through *held the calls that end after lost. */
+static uint64_t window_cut(uint64_t lost, uint64_t *held)
+{
+    struct smallest k = {lost, 0, 0};
+    ring_calls(0, smallest_one, &k);
+    *held = k.held;
+    if (k.held <= last_n || !k.n)
+        return lost;
+    /* Sorted in place (heapsort: the heap is one already), the (T - N)-th smallest is at
+     * T - N - 1. More than the heap holds only if threads moved chunks during the pass:
+     * then its largest, a window of more than N calls. */
+    for (size_t n = k.n; n > 1; n--) {
+        uint64_t x = window_heap[0];
+        window_heap[0] = window_heap[n - 1];
+        window_heap[n - 1] = x;
+        sift_down(window_heap, n - 1, 0);
+    }
+    uint64_t drop = k.held - last_n;
+    return window_heap[(drop <= k.n ? drop : k.n) - 1];
 }
 
 /* ---- the exit, the dump signal and fnprof_dump: named here, written as JSON ---------- */
@@ -379,7 +440,7 @@ int fnp_ring_collect(struct fnp_ring_calls *out, uint64_t now)
         return -ENOMEM;
     /* One pass under the lock: threads that fill a chunk meanwhile wait for it, so it is
      * kept short; their current chunks may grow while read, as the exit trace's do. The
-     * caller sorts and keeps the last N (no bisection: memory is allowed here). */
+     * caller sorts and keeps the last N (memory may be allocated here). */
     lock_ring();
     struct collecting k = {__atomic_load_n(&lost_until, __ATOMIC_ACQUIRE), 0, out};
     ring_calls(0, collect_one, &k);
@@ -394,21 +455,23 @@ int fnp_ring_collect(struct fnp_ring_calls *out, uint64_t now)
 
 struct raw_out {
     struct fnp_raw_out *o;
-    uint64_t cut, written;
+    uint64_t cut, after_cut; /* calls read that end after the cut, written or not */
 };
 
 static void raw_one(void *ctx, int tid, const char *name, const struct fnp_trace_rec *r)
 {
     (void)name;
     struct raw_out *k = ctx;
-    if (r->t1 <= k->cut || !r->node || fnp_key_is_ghost(r->node->fn))
+    if (r->t1 <= k->cut)
+        return;
+    k->after_cut++;
+    if (!r->node || fnp_key_is_ghost(r->node->fn))
         return;
     fnp_raw_put(k->o, "F", 1);
     fnp_raw_put_u64(k->o, (uint64_t)(int64_t)tid);
     fnp_raw_put_u64(k->o, r->node->fn);
     fnp_raw_put_u64(k->o, r->t0);
     fnp_raw_put_u64(k->o, r->t1);
-    k->written++;
 }
 
 static void raw_track(struct fnp_raw_out *o, int tid, const char *name)
@@ -424,11 +487,12 @@ void fnp_ring_put_raw(struct fnp_raw_out *o, uint64_t now)
 {
     if (!fnp_ring)
         return;
-    uint64_t cut = window_cut(now);
-    uint64_t lost = __atomic_load_n(&lost_until, __ATOMIC_ACQUIRE);
-    uint64_t held_older = count_after(lost) - count_after(cut); /* held, before the window */
+    /* Two passes over the pool: one finds the window, the other copies and writes it. */
+    uint64_t lost = __atomic_load_n(&lost_until, __ATOMIC_ACQUIRE), held;
+    uint64_t cut = window_cut(lost, &held);
     struct raw_out k = {o, cut, 0};
     ring_calls(1, raw_one, &k);
+    uint64_t held_older = held > k.after_cut ? held - k.after_cut : 0; /* before the window */
     /* The calls still open end now: outermost last, as the exit trace has them. */
     for (struct fnp_thread *t = fnp_thread_list(); t; t = t->next) {
         if (!__atomic_load_n(&t->in_use, __ATOMIC_ACQUIRE))

@@ -98,6 +98,10 @@ fnp_cli_expect(usage_merge_without_output_exits_2 2 STDERR "^fnprof: merge: no o
                ARGS merge ${fnp_cli_prof})
 fnp_cli_expect(usage_merge_without_input_exits_2 2 STDERR "^fnprof: merge: no input profile"
                ARGS merge -o ${fnp_cli_out})
+# --compensate is a profile's: for a trace it is refused before the file is even opened.
+fnp_cli_expect(usage_convert_trace_compensate_exits_2 2
+               STDERR "^fnprof: convert: --compensate applies to profiles, not to a trace \\(none.pftrace\\) ${fnp_usage}"
+               ARGS convert none.pftrace --to chrome-trace --compensate)
 
 fnp_cli_expect(report_missing_file_exits_1 1
                STDERR "^fnprof: report: /nonexistent/x\\.prof: No such file or directory$"

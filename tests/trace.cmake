@@ -65,6 +65,18 @@ fnp_trace_case(stream trace.stream.short_threads_100k short_threads --calls 1000
 set_tests_properties(trace.stream.long_100m trace.stream.short_threads_100k
                      PROPERTIES LABELS "trace;e2e;slow")
 
+# The flight recorder's fatal path on a fake clock: the last N calls, each record read twice at
+# most. --wrap: the test counts the records the ring reads and keeps what it writes.
+add_executable(check_ring ${CMAKE_CURRENT_LIST_DIR}/check_ring.c)
+set_target_properties(check_ring PROPERTIES C_STANDARD 11)
+target_include_directories(check_ring PRIVATE ${PROJECT_SOURCE_DIR}/runtime
+                           ${PROJECT_SOURCE_DIR}/profile)
+target_link_libraries(check_ring PRIVATE fnprof_static PkgConfig::CHECK fnp_flags)
+target_link_options(check_ring PRIVATE -Wl,--wrap=fnp_trace_unpack -Wl,--wrap=fnp_raw_put
+                    -Wl,--wrap=fnp_raw_put_u64)
+add_test(NAME trace.ring.unit COMMAND check_ring)
+set_tests_properties(trace.ring.unit PROPERTIES LABELS "trace;unit")
+
 # The flight recorder (PROF_TRACE_LAST): the last N calls of a known sequence, written at
 # exit, after SIGSEGV and abort(), on PROF_DUMP_SIGNAL and from fnprof_dump(); and memory
 # bounded by N over 20 M calls (tests/trace/run_ring.py).

@@ -60,7 +60,8 @@ static void usage(FILE *out)
             "      --no-short-names      the names as the profile keys them\n"
             "      --compensate          times without the hooks' own cost, from the\n"
             "                            calibration the run stored (PROF_COMPENSATE=1's\n"
-            "                            arithmetic, docs/compensation.md)\n"
+            "                            arithmetic, docs/compensation.md); profiles\n"
+            "                            only, not a trace\n"
             "  -h, --help                show this help\n",
             FNP_VIEW_MAX_DEPTH);
 }
@@ -279,6 +280,12 @@ int fnp_cmd_convert(int argc, char **argv)
         return fnp_cli_usage_error("convert", "no format given (--to FORMAT)");
     if (output && !strcmp(output, "-"))
         output = NULL;
+    /* A trace's times are the clock's as read: compensating them would need a profile's
+     * calibration and a model of each slice, which a trace has not. Refused rather than
+     * ignored, before anything is opened or written. */
+    if (compensate && fnp_trace_path_is_perfetto(argv[optind]))
+        return fnp_cli_usage_error(
+            "convert", "--compensate applies to profiles, not to a trace (%s)", argv[optind]);
     if (!strcmp(to, "chrome-trace") && fnp_trace_path_is_perfetto(argv[optind]))
         return convert_pftrace(argv[optind], output);
     j.view = fnp_view_find(to);

@@ -130,7 +130,10 @@ def read(path):
                 ann = {}
                 for af, _, a in fields(te):
                     if af == 4:
-                        ann[one(a, 10, b"").decode()] = one(a, 6, b"").decode()
+                        key = one(a, 10, b"").decode()
+                        if key in ann:  # readers disagree about which one wins
+                            raise ValueError("instant: annotation %r twice" % key)
+                        ann[key] = one(a, 6, b"").decode()
                 instants.append((one(te, 23, b"").decode(), ann))
                 continue
             if typ == 1:
@@ -215,12 +218,17 @@ def selftest():
     name = pkt(fld(10, 2), fld(13, 2), fld(12, fld(2, fld(1, 1) + fld(2, b"f"))))
     b = pkt(fld(8, 5), fld(10, 2), fld(11, fld(9, 1) + fld(10, 1)))
     e = pkt(fld(8, 5), fld(10, 2), fld(11, fld(9, 2)))
+    def instant(*keys):
+        anns = b"".join(fld(4, fld(10, k) + fld(6, b"v")) for k in keys)
+        return pkt(fld(10, 2), fld(11, fld(9, 3) + fld(23, b"fnprof: run") + anns))
+
     import tempfile, os
-    good = [head + name + b + e]
+    good = [head + name + b + e, head + name + b + e + instant(b"a", b"b")]
     bad = [head + b + e,                 # name never interned
            head + name + b,              # never ends
            head + name + e + b,          # end before begin
-           head + name + b + b + e]      # one left open
+           head + name + b + b + e,      # one left open
+           head + name + b + e + instant(b"a", b"a")]  # a key twice
     for case, ok in [(g, True) for g in good] + [(x, False) for x in bad]:
         with tempfile.NamedTemporaryFile(delete=False) as f:
             f.write(case)

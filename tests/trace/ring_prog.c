@@ -6,7 +6,8 @@
  * leafa(), and main joins them before its ending. MODE: exit; segv; abort; signal
  * (PROF_DUMP_SIGNAL=USR2 sent to itself from dump_signal(), which waits for TRACE and moves it to
  * TRACE.dump); api (fnprof_dump() from dump_api(), TRACE moved the same way). After signal and api,
- * 100 calls after(), then exit. Writes VmHWM to HWM_FILE at the end. Prints nothing. */
+ * 100 calls after(), then exit. Writes VmHWM to HWM_FILE at the end. Prints nothing. Adds
+ * metadata under the flight recording's own keys first (own_metadata). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -153,10 +154,22 @@ __attribute__((noinline)) static void run(const char *mode, int threads)
         after(i);
 }
 
+/* Pairs of the program's own under the keys the flight recording writes itself: the file
+ * must hold each key once, with the recording's value. */
+NOI static void own_metadata(void)
+{
+    int (*add)(const char *, const char *) =
+        (int (*)(const char *, const char *))dlsym(RTLD_DEFAULT, "fnprof_add_metadata");
+    if (add && (add("fnprof_flight_calls", "-1") || add("fnprof_trace_last", "-1") ||
+                add("fnprof_flight_recording", "no") || add("fnprof_flight_overwritten", "-1")))
+        _exit(5);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 5)
         return 2;
+    own_metadata();
     calls = atol(argv[1]);
     trace = argv[4];
     run(argv[3], atoi(argv[2]));

@@ -234,6 +234,13 @@ def main():
         for extra, line, written in (
                 ({"PROF_TRACE_LAST": "abc"}, "PROF_TRACE_LAST=abc: not a positive", None),
                 ({"PROF_TRACE_LAST": "0"}, "PROF_TRACE_LAST=0: not a positive", None),
+                # the line quotes what was written, not a number read from it
+                ({"PROF_TRACE_LAST": " -5"},
+                 "fnprof: PROF_TRACE_LAST= -5: not a positive number of calls; no trace", None),
+                ({"PROF_TRACE_LAST": "+5"},
+                 "fnprof: PROF_TRACE_LAST=+5: not a positive number of calls; no trace", None),
+                ({"PROF_TRACE_LAST": "0300000000"},
+                 "fnprof: PROF_TRACE_LAST=0300000000: more than 268435456 calls; no trace", None),
                 ({"PROF_TRACE_LAST": "100", "PROF_TRACE": ""}, "needs PROF_TRACE=FILE", None),
                 ({"PROF_TRACE_LAST": "100", "PROF_TRACE_EVENTS": "5"},
                  "PROF_TRACE_EVENTS=5: PROF_TRACE_LAST=100 keeps the last calls", trace)):
@@ -242,7 +249,9 @@ def main():
                     os.unlink(f)
             r = run(exe, a.lib_dir, work, [1000, 1, "exit", trace], extra)
             lines = [x for x in r.stderr.splitlines() if x.startswith("fnprof:")]
-            if r.returncode != 0 or len(lines) != 1 or line not in lines[0]:
+            exact = line.startswith("fnprof: ")  # the whole line, else a part of it
+            if r.returncode != 0 or len(lines) != 1 or (
+                    lines[0] != line if exact else line not in lines[0]):
                 fail("%r: status %d, stderr %r" % (extra, r.returncode, r.stderr))
             if written:
                 check_file(written, 100, 1000, 1, "exit", False)

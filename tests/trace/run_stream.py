@@ -308,8 +308,17 @@ def main():
                     if len(got[tid]) == len(want[tid]) else "length"
                 raise SystemExit("thread %d: converted events differ at %s" % (tid, bad))
         counts, total = read_pftrace.nest(slices)
-        print("ok: %d slices on %d threads converted, each begin and end in place"
-              % (total, len(want)))
+        # --compensate applies to profiles: refused for a trace in one line, status 2
+        # (usage), before anything is written
+        out2 = os.path.join(work, "t2.json")
+        c = subprocess.run([a.fnprof, "convert", trace, "--to", "chrome-trace", "--compensate",
+                            "-o", out2], capture_output=True, text=True)
+        lines = c.stderr.splitlines()
+        assert c.returncode == 2 and len(lines) == 1 and not c.stdout, (c.returncode, c.stderr)
+        assert lines[0].startswith("fnprof: convert: --compensate applies to profiles"), lines
+        assert not os.path.exists(out2) and not glob.glob(out2 + "*"), os.listdir(work)
+        print("ok: %d slices on %d threads converted, each begin and end in place; "
+              "--compensate refused" % (total, len(want)))
     elif a.case == "signal":
         # A signal handler's calls interrupting the trace's store and cold path, in each
         # kind of trace: no crash, no hang, the program's output and status its own.
