@@ -137,7 +137,9 @@ static size_t largest_mapping_flags(char *flags, size_t size)
             cur = hi - lo;
         else if (!strncmp(line, "VmFlags:", 8) && cur > best) {
             best = cur;
-            snprintf(flags, size, "%s", line + 8);
+            size_t len = strnlen(line + 8, size - 1);
+            memcpy(flags, line + 8, len);
+            flags[len] = 0;
         }
     }
     fclose(f);
