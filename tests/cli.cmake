@@ -102,6 +102,13 @@ fnp_cli_expect(usage_merge_without_input_exits_2 2 STDERR "^fnprof: merge: no in
 fnp_cli_expect(usage_convert_trace_compensate_exits_2 2
                STDERR "^fnprof: convert: --compensate applies to profiles, not to a trace \\(none.pftrace\\) ${fnp_usage}"
                ARGS convert none.pftrace --to chrome-trace --compensate)
+# so is every view option: a trace converts as it is
+fnp_cli_expect(usage_convert_trace_max_depth_exits_2 2
+               STDERR "^fnprof: convert: --max-depth applies to profiles, not to a trace \\(none.pftrace\\) ${fnp_usage}"
+               ARGS convert none.pftrace --to chrome-trace --max-depth 3)
+fnp_cli_expect(usage_convert_trace_short_names_exits_2 2
+               STDERR "^fnprof: convert: --no-short-names applies to profiles, not to a trace \\(none.pftrace\\) ${fnp_usage}"
+               ARGS convert none.pftrace --to chrome-trace --no-short-names)
 
 fnp_cli_expect(report_missing_file_exits_1 1
                STDERR "^fnprof: report: /nonexistent/x\\.prof: No such file or directory$"

@@ -60,9 +60,9 @@ static void usage(FILE *out)
             "      --no-short-names      the names as the profile keys them\n"
             "      --compensate          times without the hooks' own cost, from the\n"
             "                            calibration the run stored (PROF_COMPENSATE=1's\n"
-            "                            arithmetic, docs/compensation.md); profiles\n"
-            "                            only, not a trace\n"
-            "  -h, --help                show this help\n",
+            "                            arithmetic, docs/compensation.md)\n"
+            "  -h, --help                show this help\n"
+            "Options but -t and -o are a profile's: a trace (.pftrace) converts as it is.\n",
             FNP_VIEW_MAX_DEPTH);
 }
 
@@ -237,6 +237,7 @@ int fnp_cmd_convert(int argc, char **argv)
     const char *to = NULL, *output = NULL;
     uint32_t max_depth = FNP_VIEW_MAX_DEPTH;
     int c, compensate = 0;
+    const char *profile_only = NULL; /* the last option given that only a profile takes */
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":t:o:h", opts, NULL)) != -1) {
         switch (c) {
@@ -248,12 +249,14 @@ int fnp_cmd_convert(int argc, char **argv)
             break;
         case OPT_NODE:
         case OPT_EDGE:
+            profile_only = c == OPT_NODE ? "node-threshold" : "edge-threshold";
             if (parse_percent(optarg,
                               c == OPT_NODE ? &j.opts.node_threshold : &j.opts.edge_threshold))
                 return fnp_cli_usage_error("convert", "--%s wants a percentage from 0 to 100",
                                            c == OPT_NODE ? "node-threshold" : "edge-threshold");
             break;
         case OPT_DEPTH:
+            profile_only = "max-depth";
             if (parse_depth(optarg, &max_depth))
                 return fnp_cli_usage_error("convert",
                                            "--max-depth wants a number of frames (0: no cut)");
@@ -261,9 +264,11 @@ int fnp_cmd_convert(int argc, char **argv)
         case OPT_SHORT:
         case OPT_NO_SHORT:
             j.opts.short_names = c == OPT_SHORT;
+            profile_only = c == OPT_SHORT ? "short-names" : "no-short-names";
             break;
         case OPT_COMPENSATE:
             compensate = 1;
+            profile_only = "compensate";
             break;
         case 'h':
             usage(stdout);
@@ -280,12 +285,13 @@ int fnp_cmd_convert(int argc, char **argv)
         return fnp_cli_usage_error("convert", "no format given (--to FORMAT)");
     if (output && !strcmp(output, "-"))
         output = NULL;
-    /* A trace's times are the clock's as read: compensating them would need a profile's
-     * calibration and a model of each slice, which a trace has not. Refused rather than
+    /* A trace is converted as it is: its times are the clock's as read (compensating them
+     * would need a profile's calibration and a model of each slice) and its slices are
+     * neither cut nor thinned nor renamed. The view options are refused rather than
      * ignored, before anything is opened or written. */
-    if (compensate && fnp_trace_path_is_perfetto(argv[optind]))
-        return fnp_cli_usage_error(
-            "convert", "--compensate applies to profiles, not to a trace (%s)", argv[optind]);
+    if (profile_only && fnp_trace_path_is_perfetto(argv[optind]))
+        return fnp_cli_usage_error("convert", "--%s applies to profiles, not to a trace (%s)",
+                                   profile_only, argv[optind]);
     if (!strcmp(to, "chrome-trace") && fnp_trace_path_is_perfetto(argv[optind]))
         return convert_pftrace(argv[optind], output);
     j.view = fnp_view_find(to);
