@@ -397,6 +397,17 @@ const char *fnp_trace_process(char *exe, size_t size)
     return base ? base + 1 : exe;
 }
 
+/* Writes t to path whole, as this process's (its pid, name and clock): the exit trace's
+ * and the flight recording's one way to a file. */
+static int write_trace(const char *path, fnp_write_fn write, struct fnp_trace *t)
+{
+    char exe[256];
+    t->pid = (int)getpid();
+    t->process = fnp_trace_process(exe, sizeof(exe));
+    t->tick_seconds = fnp_clock_tick_seconds();
+    return fnp_write_file_atomic(path, write, t);
+}
+
 /* Ticks since recording began: the trace's time 0. */
 static uint64_t since(uint64_t ticks)
 {
@@ -620,20 +631,16 @@ void fnp_trace_finish(void)
     int rc = path ? collect(&ev, &n, &nd, &tracks, &ntracks, &names, &dropped, now) : -ENOMEM;
     if (!rc)
         rc = name_events(&prof, ev, nd, n, &is_region);
-    char exe[256];
     struct fnp_trace tr = {.prof = &prof,
                            .events = ev,
                            .nevents = n,
                            .tracks = tracks,
                            .ntracks = ntracks,
                            .is_region = is_region,
-                           .pid = (int)getpid(),
-                           .process = fnp_trace_process(exe, sizeof(exe)),
-                           .tick_seconds = fnp_clock_tick_seconds(),
                            .dropped = dropped,
                            .limit = limit};
     if (!rc)
-        rc = fnp_write_file_atomic(path, fnp_trace_write_fn, &tr);
+        rc = write_trace(path, fnp_trace_write_fn, &tr);
     if (rc)
         fnp_log("%s: cannot write the trace: %s", path ? path : fnp_config.trace,
                 fnp_write_file_strerror(rc));
@@ -748,22 +755,18 @@ static int write_ring(const char *path, uint64_t now, size_t *nended, size_t *no
     }
     if (!err)
         err = name_events(&prof, ev, nd, k, &is_region);
-    char exe[256];
     struct fnp_trace t = {.prof = &prof,
                           .events = ev,
                           .nevents = k,
                           .tracks = tr,
                           .ntracks = nt,
                           .is_region = is_region,
-                          .pid = (int)getpid(),
-                          .process = fnp_trace_process(exe, sizeof(exe)),
-                          .tick_seconds = fnp_clock_tick_seconds(),
                           .dropped = w->not_kept,
                           .limit = w->last,
                           .last = w->last,
                           .overwritten = w->overwritten};
     if (!err)
-        err = fnp_write_file_atomic(
+        err = write_trace(
             path,
             fnp_trace_path_is_perfetto(path) ? fnp_trace_write_pftrace_fn : fnp_trace_write_fn, &t);
     *nopen_out = k - *nended;
