@@ -327,6 +327,29 @@ static uint64_t start_track(struct fnp_sink *s, struct track *t, uint64_t ts)
     return ts;
 }
 
+/* One packet at ts (ns) into the batch for t: a begin of iid, or an end (iid 0). Kept in
+ * time order on t's sequence as a delta from *last_ns; the track's start and a name not
+ * yet sent go first. */
+static inline void put(struct fnp_sink *s, struct track *t, uint64_t ts, uint32_t iid,
+                       uint64_t *last_ns, size_t *nb)
+{
+    if (FNP_UNLIKELY(!t->started))
+        *last_ns = start_track(s, t, ts);
+    if (iid && FNP_UNLIKELY(iid > t->capsent || !t->sent[iid - 1])) {
+        /* its name goes before its first slice on the sequence */
+        fnp_pf_slices(s, t->seq, batch, *nb);
+        *nb = 0;
+        intern_once(s, t, iid);
+    }
+    ts = ts < *last_ns ? *last_ns : ts;
+    batch[(*nb)++] = (struct fnp_pf_slice_ev){ts - *last_ns, iid};
+    *last_ns = ts;
+    if (FNP_UNLIKELY(*nb == BATCH)) {
+        fnp_pf_slices(s, t->seq, batch, *nb);
+        *nb = 0;
+    }
+}
+
 static int grow_items(size_t n)
 {
     if (n <= capitems)
@@ -460,36 +483,10 @@ static void write_chunk(struct fnp_sink *s, struct fnp_stream_chunk *c)
             const struct item *it = &items[j];
             if (!it->begin)
                 continue;
-            uint32_t iid = it->iid ? it->iid : 1;
-            uint64_t ts = ns_of(it->t0);
-            if (FNP_UNLIKELY(!t->started))
-                last_ns = start_track(s, t, ts);
-            if (FNP_UNLIKELY(iid > t->capsent || !t->sent[iid - 1])) {
-                /* its name goes before its first slice on the sequence */
-                fnp_pf_slices(s, t->seq, batch, nb);
-                nb = 0;
-                intern_once(s, t, iid);
-            }
-            ts = ts < last_ns ? last_ns : ts;
-            batch[nb++] = (struct fnp_pf_slice_ev){ts - last_ns, iid};
-            last_ns = ts;
-            if (FNP_UNLIKELY(nb == BATCH)) {
-                fnp_pf_slices(s, t->seq, batch, nb);
-                nb = 0;
-            }
+            put(s, t, ns_of(it->t0), it->iid ? it->iid : 1, &last_ns, &nb);
         }
-        if (!items[i].end)
-            continue;
-        uint64_t ts = ns_of(items[i].t1);
-        if (FNP_UNLIKELY(!t->started))
-            last_ns = start_track(s, t, ts);
-        ts = ts < last_ns ? last_ns : ts;
-        batch[nb++] = (struct fnp_pf_slice_ev){ts - last_ns, 0};
-        last_ns = ts;
-        if (FNP_UNLIKELY(nb == BATCH)) {
-            fnp_pf_slices(s, t->seq, batch, nb);
-            nb = 0;
-        }
+        if (items[i].end)
+            put(s, t, ns_of(items[i].t1), 0, &last_ns, &nb);
     }
     fnp_pf_slices(s, t->seq, batch, nb);
     t->last_ns = last_ns;
