@@ -11,7 +11,6 @@ cases: exit, segv, abort, signal, api, memory, settings, many
 """
 import argparse
 import decimal
-import glob
 import json
 import os
 import signal
@@ -21,7 +20,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import read_pftrace  # noqa: E402
-SKIP = 77
+import trace_run  # noqa: E402
 TRACE = None  # the file PROF_TRACE names (main)
 
 
@@ -29,21 +28,9 @@ def fail(msg):
     raise SystemExit("run_ring: " + msg)
 
 
-def build(work):
-    exe = os.path.join(work, "ring_prog")
-    subprocess.check_call(["gcc", "-g", "-O1", "-finstrument-functions", "-pthread",
-                           os.path.join(HERE, "ring_prog.c"), "-o", exe, "-ldl"])
-    return exe
-
-
 def run(exe, lib, work, args, env_extra=None):
-    env = dict(os.environ)
-    env.update(LD_PRELOAD=os.path.join(lib, "libfnprof.so"),
-               PROF_OUTPUT=os.path.join(work, "out.prof"),
-               PROF_TRACE=TRACE, PROF_QUIET="1")
-    env.update(env_extra or {})
-    r = subprocess.run([exe] + [str(a) for a in args], env=env, cwd=work,
-                       capture_output=True, text=True, timeout=600)
+    r = trace_run.run(exe, lib, work, args,
+                      dict({"PROF_TRACE": TRACE, "PROF_QUIET": "1"}, **(env_extra or {})))
     if r.stdout:
         fail("the program's stdout is not empty: %r" % r.stdout[:200])
     return r
@@ -177,17 +164,10 @@ def hwm_kb(path):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--case", required=True)
-    ap.add_argument("--lib-dir", required=True)
-    ap.add_argument("--workdir", required=True)
     ap.add_argument("--format", default="json", choices=("json", "pftrace"))
-    a = ap.parse_args()
+    a = trace_run.parse(ap)
     work = a.workdir
-    os.makedirs(work, exist_ok=True)
-    for f in glob.glob(os.path.join(work, "*")):
-        if os.path.isfile(f):
-            os.unlink(f)
-    exe = build(work)
+    exe = trace_run.build(work, "ring_prog", ["-ldl"])
     global TRACE
     trace = TRACE = os.path.join(work, "t." + a.format)
     n, calls, threads = 10000, 30000, 2

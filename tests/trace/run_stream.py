@@ -17,25 +17,17 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import read_pftrace  # noqa: E402
-
-SKIP = 77
+import trace_run  # noqa: E402
 
 
 def build(work, name="stream_prog"):
-    exe = os.path.join(work, name)
-    subprocess.check_call(["gcc", "-g", "-O1", "-finstrument-functions", "-pthread",
-                           os.path.join(HERE, name + ".c"), "-o", exe])
-    return exe
+    return trace_run.build(work, name)
 
 
 def run(exe, lib, work, args, env_extra=None, preexec=None):
-    env = dict(os.environ)
-    env.update(LD_PRELOAD=os.path.join(lib, "libfnprof.so"),
-               PROF_OUTPUT=os.path.join(work, "out.prof"),
-               PROF_TRACE=os.path.join(work, "t.pftrace"))
-    env.update(env_extra or {})
-    return subprocess.run([exe] + [str(a) for a in args], env=env, cwd=work,
-                          capture_output=True, text=True, preexec_fn=preexec, timeout=600)
+    return trace_run.run(exe, lib, work, args,
+                         dict({"PROF_TRACE": os.path.join(work, "t.pftrace")}, **(env_extra or {})),
+                         preexec)
 
 
 def check(trace, prof=None, open_calls=0):
@@ -73,17 +65,10 @@ def hwm_kb(path):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--case", required=True)
-    ap.add_argument("--lib-dir", required=True)
-    ap.add_argument("--workdir", required=True)
     ap.add_argument("--calls", type=int, default=0)
     ap.add_argument("--fnprof", help="the fnprof command (case convert)")
-    a = ap.parse_args()
+    a = trace_run.parse(ap)
     work = a.workdir
-    os.makedirs(work, exist_ok=True)
-    for f in glob.glob(os.path.join(work, "*")):
-        if os.path.isfile(f):
-            os.unlink(f)
     exe = build(work)
     trace, prof = os.path.join(work, "t.pftrace"), os.path.join(work, "out.prof")
 
