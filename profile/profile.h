@@ -476,6 +476,13 @@ struct fnp_symbolizer_api {
 int fnp_profile_build(struct fnp_profile *p, const struct fnp_raw *r,
                       const struct fnp_symbolizer_api *api);
 
+/* Names the functions of n calls (a trace's) by their keys: one root per distinct key,
+ * built by build(p, raw, ctx) from tmpl (its modules, regions, tick) with those roots as
+ * the forest; func[i] gets key[i]'s function. Returns 0, -ENOMEM or build's error. */
+typedef int (*fnp_build_fn)(struct fnp_profile *p, struct fnp_raw *r, void *ctx);
+int fnp_profile_name_keys(struct fnp_profile *p, const struct fnp_raw *tmpl, const uint64_t *key,
+                          size_t n, uint32_t *func, fnp_build_fn build, void *ctx);
+
 /* ---- waits.c: library calls that wait (docs/libcalls.md) ---------------------------- */
 
 /* k is a library call's key as PROF_LIBCALLS makes them: (library file name, 0, name). */
