@@ -698,6 +698,13 @@ int fnp_trace_write_pftrace(struct fnp_sink *s, const struct fnp_trace *t);
 int fnp_trace_write_pftrace_fn(struct fnp_sink *s, void *trace);
 /* Whether path names a Perfetto file (.pftrace, .perfetto-trace). */
 int fnp_trace_path_is_perfetto(const char *path);
+/* The keys of what a flight recording holds (t->last), in both writers' metadata; a run's
+ * pair of one of these names gives way to the recording's value. */
+#define FNP_TRACE_KEY_FLIGHT "fnprof_flight_recording"
+#define FNP_TRACE_KEY_LAST "fnprof_trace_last"
+#define FNP_TRACE_KEY_CALLS "fnprof_flight_calls"
+#define FNP_TRACE_KEY_OVERWRITTEN "fnprof_flight_overwritten"
+int fnp_trace_is_flight_key(const char *key);
 
 /* ---- marshal_read.c: Python's marshal format, any version CPython 3 writes ----------- */
 
