@@ -430,3 +430,44 @@ out:
     free(funcs);
     return rc;
 }
+
+static int by_key(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int fnp_profile_name_keys(struct fnp_profile *p, const struct fnp_raw *tmpl, const uint64_t *key,
+                          size_t n, uint32_t *func, fnp_build_fn build, void *ctx)
+{
+    uint64_t *u = malloc((n ? n : 1) * sizeof(*u));
+    struct fnp_raw_node *roots = calloc(n ? n : 1, sizeof(*roots));
+    uint32_t *func_of = malloc((n ? n : 1) * sizeof(*func_of));
+    int rc = u && roots && func_of ? 0 : -ENOMEM;
+    size_t nu = 0;
+    if (!rc) {
+        memcpy(u, key, n * sizeof(*u));
+        qsort(u, n, sizeof(*u), by_key);
+        for (size_t i = 0; i < n; i++)
+            if (!nu || u[nu - 1] != u[i])
+                u[nu++] = u[i];
+        for (size_t i = 0; i < nu; i++)
+            roots[i] = (struct fnp_raw_node){.fn = u[i], .parent = FNP_NO_PARENT, .ncalls = 1};
+        struct fnp_raw r = *tmpl;
+        r.nodes = roots;
+        r.n = nu;
+        r.threads = 1;
+        r.func_of = func_of;
+        r.merged = 0;
+        r.count_only = 0;
+        rc = build(p, &r, ctx);
+    }
+    for (size_t i = 0; i < n && !rc; i++) {
+        const uint64_t *hit = bsearch(&key[i], u, nu, sizeof(*u), by_key);
+        func[i] = func_of[hit - u];
+    }
+    free(u);
+    free(roots);
+    free(func_of);
+    return rc;
+}

@@ -476,6 +476,13 @@ struct fnp_symbolizer_api {
 int fnp_profile_build(struct fnp_profile *p, const struct fnp_raw *r,
                       const struct fnp_symbolizer_api *api);
 
+/* Names the functions of n calls (a trace's) by their keys: one root per distinct key,
+ * built by build(p, raw, ctx) from tmpl (its modules, regions, tick) with those roots as
+ * the forest; func[i] gets key[i]'s function. Returns 0, -ENOMEM or build's error. */
+typedef int (*fnp_build_fn)(struct fnp_profile *p, struct fnp_raw *r, void *ctx);
+int fnp_profile_name_keys(struct fnp_profile *p, const struct fnp_raw *tmpl, const uint64_t *key,
+                          size_t n, uint32_t *func, fnp_build_fn build, void *ctx);
+
 /* ---- waits.c: library calls that wait (docs/libcalls.md) ---------------------------- */
 
 /* k is a library call's key as PROF_LIBCALLS makes them: (library file name, 0, name). */
@@ -691,6 +698,13 @@ int fnp_trace_write_pftrace(struct fnp_sink *s, const struct fnp_trace *t);
 int fnp_trace_write_pftrace_fn(struct fnp_sink *s, void *trace);
 /* Whether path names a Perfetto file (.pftrace, .perfetto-trace). */
 int fnp_trace_path_is_perfetto(const char *path);
+/* The keys of what a flight recording holds (t->last), in both writers' metadata; a run's
+ * pair of one of these names gives way to the recording's value. */
+#define FNP_TRACE_KEY_FLIGHT "fnprof_flight_recording"
+#define FNP_TRACE_KEY_LAST "fnprof_trace_last"
+#define FNP_TRACE_KEY_CALLS "fnprof_flight_calls"
+#define FNP_TRACE_KEY_OVERWRITTEN "fnprof_flight_overwritten"
+int fnp_trace_is_flight_key(const char *key);
 
 /* ---- marshal_read.c: Python's marshal format, any version CPython 3 writes ----------- */
 

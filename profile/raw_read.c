@@ -42,6 +42,15 @@ static int u64(struct rd *r, uint64_t *v)
     return 0;
 }
 
+/* n u64s in a row: a record's fixed fields. */
+static int u64s(struct rd *r, uint64_t *v, int n)
+{
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++)
+        rc = u64(r, &v[i]);
+    return rc;
+}
+
 /* A string of the file: its u64 length, then its bytes (no NUL), copied NUL-terminated to
  * *out at *used in strings, which holds the whole input's length: a string and its NUL
  * take no more room there than its length field and bytes take in the input. */
@@ -147,8 +156,7 @@ int fnp_raw_read(struct fnp_raw_file *f, const void *data, size_t len, char *why
         uint64_t v[6];
         switch (type) {
         case 'M': {
-            for (int i = 0; i < 5 && !rc; i++)
-                rc = u64(&r, &v[i]);
+            rc = u64s(&r, v, 5);
             if (rc)
                 break;
             if (v[4] == 0 || v[4] > len - r.at || v[1] > v[2] || v[3] > UINT32_MAX ||
@@ -188,8 +196,7 @@ int fnp_raw_read(struct fnp_raw_file *f, const void *data, size_t len, char *why
             depth = 0;
             break;
         case 'N': {
-            for (int i = 0; i < 5 && !rc; i++)
-                rc = u64(&r, &v[i]);
+            rc = u64s(&r, v, 5);
             if (rc)
                 break;
             if (!in_thread)
@@ -259,8 +266,7 @@ int fnp_raw_read(struct fnp_raw_file *f, const void *data, size_t len, char *why
             break;
         }
         case 'F':
-            for (int i = 0; i < 4 && !rc; i++)
-                rc = u64(&r, &v[i]);
+            rc = u64s(&r, v, 4);
             if (!rc && (f->nflight >= max_flight || (v[1] & FNP_ADDR_MASK) == 0 || v[2] > v[3]))
                 rc = bad(&r, "bad flight recording call (address %#llx)", (unsigned long long)v[1]);
             if (!rc)
@@ -281,8 +287,7 @@ int fnp_raw_read(struct fnp_raw_file *f, const void *data, size_t len, char *why
             break;
         }
         case 'W':
-            for (int i = 0; i < 5 && !rc; i++)
-                rc = u64(&r, &v[i]);
+            rc = u64s(&r, v, 5);
             if (rc)
                 break;
             f->flight_seen = 1;
@@ -293,8 +298,7 @@ int fnp_raw_read(struct fnp_raw_file *f, const void *data, size_t len, char *why
             f->flight_pid = v[4];
             break;
         case 'E':
-            for (int i = 0; i < 5 && !rc; i++)
-                rc = u64(&r, &v[i]);
+            rc = u64s(&r, v, 5);
             if (rc)
                 break;
             f->dropped = v[0];

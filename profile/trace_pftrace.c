@@ -43,18 +43,6 @@ static int by_track_start(const void *a, const void *b, void *events)
     return i > j ? -1 : i < j;
 }
 
-/* The keys of what a flight recording holds, written with its run's metadata. */
-static char *const flight_keys[] = {"fnprof_flight_recording", "fnprof_trace_last",
-                                    "fnprof_flight_calls", "fnprof_flight_overwritten"};
-
-static int flight_key(const char *key)
-{
-    for (size_t i = 0; i < sizeof(flight_keys) / sizeof(flight_keys[0]); i++)
-        if (!strcmp(key, flight_keys[i]))
-            return 1;
-    return 0;
-}
-
 struct seq {
     uint32_t id;
     uint64_t uuid, last_ns;
@@ -110,16 +98,16 @@ int fnp_trace_write_pftrace(struct fnp_sink *s, const struct fnp_trace *t)
      * added pairs of those names): each key once, with the recording's value. */
     nmeta = 0;
     for (size_t i = 0; i < t->prof->nmeta; i++)
-        if (!t->last || !flight_key(t->prof->meta[i].key))
+        if (!t->last || !fnp_trace_is_flight_key(t->prof->meta[i].key))
             meta[nmeta++] = t->prof->meta[i];
     if (t->last) {
         snprintf(nums[0], sizeof(nums[0]), "%llu", (unsigned long long)t->last);
         snprintf(nums[1], sizeof(nums[1]), "%zu", t->nevents);
         snprintf(nums[2], sizeof(nums[2]), "%llu", (unsigned long long)t->overwritten);
-        meta[nmeta++] = (struct fnp_meta){flight_keys[0], "true"};
-        meta[nmeta++] = (struct fnp_meta){flight_keys[1], nums[0]};
-        meta[nmeta++] = (struct fnp_meta){flight_keys[2], nums[1]};
-        meta[nmeta++] = (struct fnp_meta){flight_keys[3], nums[2]};
+        meta[nmeta++] = (struct fnp_meta){FNP_TRACE_KEY_FLIGHT, "true"};
+        meta[nmeta++] = (struct fnp_meta){FNP_TRACE_KEY_LAST, nums[0]};
+        meta[nmeta++] = (struct fnp_meta){FNP_TRACE_KEY_CALLS, nums[1]};
+        meta[nmeta++] = (struct fnp_meta){FNP_TRACE_KEY_OVERWRITTEN, nums[2]};
     }
     fnp_pf_instant(s, 1, process_uuid, 0, "fnprof: run", meta, nmeta);
 

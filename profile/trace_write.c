@@ -21,10 +21,16 @@
  * never holds a key twice (JSON readers disagree about which one wins). */
 #define KEY_LIMIT "fnprof_events_limit"
 #define KEY_DROPPED "fnprof_events_dropped"
-#define KEY_FLIGHT "fnprof_flight_recording"
-#define KEY_LAST "fnprof_trace_last"
-#define KEY_CALLS "fnprof_flight_calls"
-#define KEY_OVERWRITTEN "fnprof_flight_overwritten"
+#define KEY_FLIGHT FNP_TRACE_KEY_FLIGHT
+#define KEY_LAST FNP_TRACE_KEY_LAST
+#define KEY_CALLS FNP_TRACE_KEY_CALLS
+#define KEY_OVERWRITTEN FNP_TRACE_KEY_OVERWRITTEN
+
+int fnp_trace_is_flight_key(const char *key)
+{
+    return !strcmp(key, KEY_FLIGHT) || !strcmp(key, KEY_LAST) || !strcmp(key, KEY_CALLS) ||
+           !strcmp(key, KEY_OVERWRITTEN);
+}
 
 static uint64_t end_of(const struct fnp_trace_event *e)
 {
@@ -234,8 +240,7 @@ static void put_other_data(struct fnp_sink *s, const struct fnp_trace *t)
     for (size_t i = 0; i < p->nmeta; i++) {
         const char *key = p->meta[i].key;
         if (!strcmp(key, KEY_LIMIT) || !strcmp(key, KEY_DROPPED) ||
-            (t->last && (!strcmp(key, KEY_FLIGHT) || !strcmp(key, KEY_LAST) ||
-                         !strcmp(key, KEY_CALLS) || !strcmp(key, KEY_OVERWRITTEN))))
+            (t->last && fnp_trace_is_flight_key(key)))
             continue;
         fnp_json_string(s, key);
         fnp_sink_puts(s, ":");

@@ -250,9 +250,17 @@ void fnp_ring_thread_ended(struct fnp_thread *t)
     struct ring_chunk *c = current(t);
     if (c)
         prctl(PR_GET_NAME, c->name, 0, 0, 0);
+    /* A signal handler's calls on this thread while the lock is held are counted, not
+     * kept (fnp_trace_add_cold): once seal() has left t without a chunk, they would take
+     * the cold path and wait for the lock this thread holds. */
+    uint32_t was = t->trace_nest;
+    t->trace_nest = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     lock_ring();
     seal(t);
     unlock_ring();
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->trace_nest = was;
 }
 
 void fnp_ring_after_fork(void)

@@ -58,10 +58,9 @@ static char *default_output(const char *raw)
     return out;
 }
 
-static int by_u64(const void *a, const void *b)
+static int build_named(struct fnp_profile *p, struct fnp_raw *r, void *api)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
+    return fnp_profile_build(p, r, api);
 }
 
 /* The flight recording (PROF_TRACE_LAST) a fatal signal's handler put in the snapshot, as
@@ -72,33 +71,18 @@ static int write_flight(const struct fnp_raw_file *raw, const char *trace_path,
 {
     size_t n = raw->nflight;
     uint64_t *keys = malloc((n ? n : 1) * sizeof(*keys));
-    struct fnp_raw_node *roots = calloc(n ? n : 1, sizeof(*roots));
     uint32_t *func_of = malloc((n ? n : 1) * sizeof(*func_of));
     struct fnp_trace_event *ev = malloc((n ? n : 1) * sizeof(*ev));
     struct fnp_trace_track *tracks = calloc(n ? n : 1, sizeof(*tracks));
     uint8_t *is_region = NULL;
     struct fnp_profile names;
     fnp_profile_init(&names);
-    int rc = keys && roots && func_of && ev && tracks ? 0 : -ENOMEM;
-    size_t u = 0, ntracks = 0;
+    int rc = keys && func_of && ev && tracks ? 0 : -ENOMEM;
+    size_t ntracks = 0;
     for (size_t i = 0; i < n && !rc; i++)
         keys[i] = raw->flight[i].fn;
-    if (!rc) {
-        qsort(keys, n, sizeof(*keys), by_u64);
-        for (size_t i = 0; i < n; i++)
-            if (!u || keys[u - 1] != keys[i])
-                keys[u++] = keys[i];
-        for (size_t i = 0; i < u; i++)
-            roots[i] = (struct fnp_raw_node){.fn = keys[i], .parent = FNP_NO_PARENT, .ncalls = 1};
-        struct fnp_raw r = raw->raw;
-        r.nodes = roots;
-        r.n = u;
-        r.threads = 1;
-        r.func_of = func_of;
-        r.merged = 0;
-        r.count_only = 0;
-        rc = fnp_profile_build(&names, &r, api);
-    }
+    if (!rc)
+        rc = fnp_profile_name_keys(&names, &raw->raw, keys, n, func_of, build_named, (void *)api);
     /* The run's metadata the snapshot has: the program (its first module) and process. */
     char pid[32];
     snprintf(pid, sizeof(pid), "%llu", (unsigned long long)raw->flight_pid);
@@ -108,12 +92,11 @@ static int write_flight(const struct fnp_raw_file *raw, const char *trace_path,
         rc = fnp_profile_set_meta(&names, "pid", pid);
     if (!rc && !(is_region = calloc(names.nfuncs ? names.nfuncs : 1, 1)))
         rc = -ENOMEM;
-    for (size_t i = 0; i < u && !rc; i++)
+    for (size_t i = 0; i < n && !rc; i++)
         if (keys[i] & FNP_REGION_TAG)
             is_region[func_of[i]] = 1;
     for (size_t i = 0; i < n && !rc; i++) {
         const struct fnp_raw_flight_call *c = &raw->flight[i];
-        const uint64_t *hit = bsearch(&c->fn, keys, u, sizeof(*keys), by_u64);
         size_t k = 0;
         while (k < ntracks && tracks[k].tid != (int)c->tid)
             k++;
@@ -121,7 +104,7 @@ static int write_flight(const struct fnp_raw_file *raw, const char *trace_path,
             tracks[ntracks++] = (struct fnp_trace_track){(int)c->tid, NULL};
         uint64_t o = raw->flight_origin;
         ev[i] = (struct fnp_trace_event){c->t0 > o ? c->t0 - o : 0, c->t1 > o ? c->t1 - o : 0,
-                                         func_of[hit - keys], (uint32_t)k};
+                                         func_of[i], (uint32_t)k};
     }
     for (size_t j = 0; j < raw->nflight_tracks && !rc; j++)
         for (size_t k = 0; k < ntracks; k++)
@@ -149,7 +132,6 @@ static int write_flight(const struct fnp_raw_file *raw, const char *trace_path,
     *ncalls = n;
     fnp_profile_free(&names);
     free(keys);
-    free(roots);
     free(func_of);
     free(ev);
     free(tracks);
