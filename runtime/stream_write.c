@@ -128,19 +128,20 @@ static size_t niids, capiids;
 
 /* Names the functions of fns (new ones, distinct) as a dump would: a profile of one root
  * each. */
+static int build_kept(struct fnp_profile *p, struct fnp_raw *r, void *ctx)
+{
+    (void)ctx;
+    return fnp_dump_build_kept(p, r, &symbolizer);
+}
+
 static void name_new(const uintptr_t *fns, size_t n)
 {
-    struct fnp_raw_node *roots = calloc(n, sizeof(*roots));
     uint32_t *func_of = malloc(n * sizeof(*func_of));
     struct fnp_profile prof;
     fnp_profile_init(&prof);
-    int rc = roots && func_of ? 0 : -ENOMEM;
-    for (size_t i = 0; i < n && !rc; i++)
-        roots[i] = (struct fnp_raw_node){.fn = fns[i], .parent = FNP_NO_PARENT, .ncalls = 1};
-    struct fnp_raw raw = {
-        .nodes = roots, .n = n, .threads = 1, .tick_seconds = 1, .func_of = func_of};
-    if (!rc)
-        rc = fnp_dump_build_kept(&prof, &raw, &symbolizer);
+    const struct fnp_raw tmpl = {.tick_seconds = 1};
+    int rc =
+        func_of ? fnp_profile_name_keys(&prof, &tmpl, fns, n, func_of, build_kept, NULL) : -ENOMEM;
     if (niids + n > capiids) {
         size_t cap = (niids + n) * 2;
         struct iid_name *m = realloc(iids, cap * sizeof(*m));
@@ -173,7 +174,6 @@ static void name_new(const uintptr_t *fns, size_t n)
         nnames++;
     }
     fnp_profile_free(&prof);
-    free(roots);
     free(func_of);
 }
 

@@ -377,17 +377,6 @@ void fnp_trace_thread_name(int tid, char name[16])
         name[r - 1] = 0;
 }
 
-struct key_func {
-    uint64_t fn;
-    uint32_t func;
-};
-
-static int by_fn(const void *a, const void *b)
-{
-    const struct key_func *x = a, *y = b;
-    return x->fn < y->fn ? -1 : x->fn > y->fn;
-}
-
 /* The program's file name (no directory) in exe: the trace's process name. */
 const char *fnp_trace_process(char *exe, size_t size)
 {
@@ -561,46 +550,35 @@ static int collect(struct fnp_trace_event **out, size_t *nout, const struct fnp_
     return 0;
 }
 
+/* A trace's names: a profile built as the dump builds one, with the run's metadata. */
+static int build_named(struct fnp_profile *p, struct fnp_raw *r, void *ctx)
+{
+    (void)ctx;
+    int rc = fnp_dump_build(p, r);
+    return rc ? rc : fnp_meta_fill(p);
+}
+
 /* Names the keys of the events: one root per distinct key, built like a profile. */
 static int name_events(struct fnp_profile *prof, struct fnp_trace_event *ev,
                        const struct fnp_node **nd, size_t n, uint8_t **is_region)
 {
-    struct key_func *keys = malloc((n ? n : 1) * sizeof(*keys));
-    if (!keys)
-        return -ENOMEM;
-    for (size_t i = 0; i < n; i++)
-        keys[i] = (struct key_func){nd[i]->fn, 0};
-    qsort(keys, n, sizeof(*keys), by_fn);
-    size_t u = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!u || keys[u - 1].fn != keys[i].fn)
-            keys[u++] = keys[i];
-    struct fnp_raw_node *roots = calloc(u ? u : 1, sizeof(*roots));
-    uint32_t *func_of = malloc((u ? u : 1) * sizeof(*func_of));
-    int rc = roots && func_of ? 0 : -ENOMEM;
-    for (size_t i = 0; i < u && !rc; i++)
-        roots[i] = (struct fnp_raw_node){.fn = keys[i].fn, .parent = FNP_NO_PARENT, .ncalls = 1};
-    struct fnp_raw raw = {
-        .nodes = roots, .n = u, .threads = 1, .tick_seconds = 1, .func_of = func_of};
+    uint64_t *key = malloc((n ? n : 1) * sizeof(*key));
+    uint32_t *func = malloc((n ? n : 1) * sizeof(*func));
+    int rc = key && func ? 0 : -ENOMEM;
+    for (size_t i = 0; i < n && !rc; i++)
+        key[i] = nd[i]->fn;
+    const struct fnp_raw tmpl = {.tick_seconds = 1};
     if (!rc)
-        rc = fnp_dump_build(prof, &raw);
-    if (!rc)
-        rc = fnp_meta_fill(prof);
+        rc = fnp_profile_name_keys(prof, &tmpl, key, n, func, build_named, NULL);
     if (!rc && !(*is_region = calloc(prof->nfuncs ? prof->nfuncs : 1, 1)))
         rc = -ENOMEM;
-    for (size_t i = 0; i < u && !rc; i++) {
-        keys[i].func = func_of[i];
-        if (fnp_key_is_region(keys[i].fn))
-            (*is_region)[func_of[i]] = fnp_region_is_frame(keys[i].fn) ? 2 : 1;
-    }
     for (size_t i = 0; i < n && !rc; i++) {
-        struct key_func key = {nd[i]->fn, 0};
-        const struct key_func *hit = bsearch(&key, keys, u, sizeof(key), by_fn);
-        ev[i].func = hit ? hit->func : 0;
+        ev[i].func = func[i];
+        if (fnp_key_is_region(key[i]))
+            (*is_region)[func[i]] = fnp_region_is_frame(key[i]) ? 2 : 1;
     }
-    free(keys);
-    free(roots);
-    free(func_of);
+    free(key);
+    free(func);
     return rc;
 }
 
